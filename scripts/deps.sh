@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what blkfast needs on a Debian 12 host, and fetch the Debian 6.1
+# kernel image into a cache folder for the QEMU harness.  Idempotent: quiet
+# when everything is already present.  The kernel is never installed on the
+# host; it is only unpacked under $BLKFAST_CACHE.
+#
+#   scripts/deps.sh [--flavour amd64|rt-amd64|cloud-amd64]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/config.sh
+. "$here/config.sh"
+
+flavour=$BLKFAST_FLAVOUR
+while [ $# -gt 0 ]; do
+	case $1 in
+	--flavour) flavour=$2; shift 2 ;;
+	*) echo "deps.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+
+pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
+      "linux-headers-$KABI-$flavour" linux-source-6.1
+      qemu-system-x86 busybox-static fio liburing-dev dmsetup)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps.sh: missing packages: ${missing[*]}; run as root" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The guest kernel: unpack the image package into the cache, never install.
+kdir=$(guest_kernel_dir "$flavour")
+if [ ! -s "$kdir/vmlinux" ]; then
+	mkdir -p "$kdir"
+	deb_dir=$(mktemp -d "$BLKFAST_CACHE/deb.XXXXXX")
+	trap 'rm -rf "$deb_dir"' EXIT
+	echo "deps.sh: fetching linux-image-$KABI-$flavour"
+	(cd "$deb_dir" && apt-get download -q "linux-image-$KABI-$flavour" \
+		>/dev/null 2>&1) || {
+		echo "deps.sh: apt-get download linux-image-$KABI-$flavour failed" >&2
+		exit 1
+	}
+	rm -rf "$kdir/root"
+	dpkg-deb -x "$deb_dir"/linux-image-*.deb "$kdir/root"
+	# extract-vmlinux ships in the kernel source package; run it from
+	# there rather than carry a copy.  Booting the uncompressed image
+	# through PVH saves seconds of in-guest decompression.
+	tar -xJOf "$KSRC_TARBALL" linux-source-6.1/scripts/extract-vmlinux \
+		>"$deb_dir/extract-vmlinux"
+	sh "$deb_dir/extract-vmlinux" "$kdir/root/boot/vmlinuz-$KABI-$flavour" \
+		>"$kdir/vmlinux.tmp"
+	mv "$kdir/vmlinux.tmp" "$kdir/vmlinux"
+	echo "deps.sh: guest kernel ready in $kdir"
+fi

@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (or reuse) the cached base initramfs for the QEMU harness: busybox,
+# kmod, fio, dmsetup with their libraries, and the in-tree modules the tests
+# need with every dependency and softdep.  Prints the archive's path.
+# The archive is keyed on its inputs and rebuilt only when one changes.
+#
+#   scripts/initramfs-base.sh [flavour]
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/config.sh
+. "$here/config.sh"
+
+flavour=${1:-$BLKFAST_FLAVOUR}
+kver=$(guest_kver "$flavour")
+kroot=$(guest_kernel_dir "$flavour")/root
+[ -d "$kroot/lib/modules/$kver" ] || {
+	echo "initramfs-base.sh: no guest kernel in $kroot; run scripts/deps.sh" >&2
+	exit 1
+}
+
+# In-tree modules the tests load; dependencies are resolved below.
+modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic)
+programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup)
+
+key=$( {
+	cat "$0"
+	printf '%s\n' "${modules[@]}" "$kver"
+	dpkg-query -W busybox-static kmod fio dmsetup "linux-image-$kver" \
+		2>/dev/null || true
+	ls -l "$kroot/boot"
+} | sha256sum | cut -c1-16)
+out=$BLKFAST_CACHE/initramfs-base-$flavour-$key.cpio
+if [ -s "$out" ]; then
+	echo "$out"
+	exit 0
+fi
+
+stage=$(mktemp -d "$BLKFAST_CACHE/stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+# Module dependency data for the unpacked image (the package ships none).
+if [ ! -s "$kroot/lib/modules/$kver/modules.dep" ]; then
+	depmod -b "$kroot" "$kver"
+fi
+
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,proc,sys,dev,tmp,run,mnt}
+for p in "${programs[@]}"; do
+	cp -L "$p" "$stage$p"
+	{ ldd "$p" 2>/dev/null || true; } | awk '/=> \//{print $3} /^\t\/lib/{print $1}' |
+	while read -r lib; do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -Ln "$lib" "$stage$lib"
+	done
+done
+for t in modprobe insmod rmmod lsmod modinfo depmod; do
+	ln -s /usr/bin/kmod "$stage/sbin/$t"
+done
+# Every busybox applet that kmod does not provide.
+for a in $(/bin/busybox --list); do
+	case $a in busybox|modprobe|insmod|rmmod|lsmod|modinfo|depmod) continue ;; esac
+	[ -e "$stage/bin/$a" ] || ln -s busybox "$stage/bin/$a"
+done
+
+# Modules with their hard and soft dependencies, as modprobe resolves them.
+for m in "${modules[@]}"; do
+	modprobe -d "$kroot" -S "$kver" --show-depends "$m" |
+	awk '$1 == "insmod" {print $2}'
+done | sort -u | while read -r ko; do
+	rel=${ko#"$kroot"}
+	mkdir -p "$stage$(dirname "$rel")"
+	cp "$ko" "$stage$rel"
+done
+cp "$kroot/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} \
+	"$stage/lib/modules/$kver/"
+depmod -b "$stage" "$kver"
+
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) >"$out.tmp"
+mv "$out.tmp" "$out"
+# Older archives of this flavour are stale now.
+find "$BLKFAST_CACHE" -maxdepth 1 -name "initramfs-base-$flavour-*.cpio" \
+	! -name "$(basename "$out")" -delete
+echo "$out"

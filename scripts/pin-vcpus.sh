@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Pin each vCPU thread of a running QEMU (TCG threads are named "CPU n/TCG")
+# to host CPU n modulo the host's CPU count, so benchmark runs vary less.
+#   scripts/pin-vcpus.sh QEMU_PID NR_VCPUS
+set -euo pipefail
+pid=$1 want=$2 ncpu=$(nproc)
+for _ in $(seq 100); do
+	found=0
+	for t in /proc/"$pid"/task/*; do
+		comm=$(cat "$t/comm" 2>/dev/null) || continue
+		case $comm in
+		"CPU "*"/TCG")
+			n=${comm#CPU }
+			n=${n%%/*}
+			taskset -pc $((n % ncpu)) "${t##*/}" >/dev/null
+			found=$((found + 1)) ;;
+		esac
+	done
+	[ "$found" -ge "$want" ] && exit 0
+	sleep 0.1
+done
+echo "pin-vcpus: found $found of $want vCPU threads" >&2
+exit 1

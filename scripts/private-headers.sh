@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Extract the private block-layer headers that an elevator needs from the
+# kernel source matching KDIR, into OUT/block/.  They are never committed:
+# struct layouts must match the running kernel exactly, so they come from
+# the same version's source at build time.
+#
+#   scripts/private-headers.sh KDIR OUT [KSRC]
+# KSRC is a kernel tree; without it Debian's linux-source-X.Y tarball is used.
+set -euo pipefail
+
+kdir=$1 out=$2 ksrc=${3:-}
+headers=(elevator.h blk-mq.h blk-stat.h blk-mq-tag.h blk-mq-sched.h
+	 blk-mq-debugfs.h)
+
+version_of_makefile() {
+	awk -F' *= *' '$1=="VERSION"{v=$2} $1=="PATCHLEVEL"{p=$2}
+		$1=="SUBLEVEL"{s=$2} END{if (v != "") print v "." p "." s}'
+}
+
+kver=$(make -s -C "$kdir" kernelversion 2>/dev/null) || kver=
+[ -n "$kver" ] || {
+	echo "private-headers: cannot read the kernel version of KDIR=$kdir" >&2
+	exit 1
+}
+series=${kver%.*}
+
+if [ -n "$ksrc" ]; then
+	[ -f "$ksrc/Makefile" ] || {
+		echo "private-headers: KSRC=$ksrc is not a kernel tree" >&2
+		exit 1
+	}
+	sver=$(version_of_makefile <"$ksrc/Makefile")
+	src_desc=$ksrc
+else
+	tarball=/usr/src/linux-source-$series.tar.xz
+	[ -f "$tarball" ] || {
+		echo "private-headers: the elevator needs the kernel source for" \
+		     "$kver: apt-get install linux-source-$series, or pass" \
+		     "KSRC=<kernel tree>" >&2
+		exit 1
+	}
+	sver=$(tar -xJOf "$tarball" "linux-source-$series/Makefile" |
+	       version_of_makefile)
+	src_desc=$tarball
+fi
+if [ "$sver" != "$kver" ]; then
+	echo "private-headers: kernel source $src_desc is $sver but KDIR=$kdir" \
+	     "is $kver; struct layouts would not match" >&2
+	exit 1
+fi
+
+mkdir -p "$(dirname "$out")"
+tmp=$(mktemp -d "$out.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/block"
+if [ -n "$ksrc" ]; then
+	for h in "${headers[@]}"; do cp "$ksrc/block/$h" "$tmp/block/"; done
+else
+	tar -xJf "$tarball" -C "$tmp/block" --strip-components=2 \
+		"${headers[@]/#/linux-source-$series/block/}"
+fi
+echo "$kver" >"$tmp/version"
+rm -rf "$out"
+mv "$tmp" "$out"
+trap - EXIT

@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot Debian's 6.1 kernel under QEMU (TCG) with the cached base initramfs
+# plus an overlay holding our modules, tools and tests, run one test script
+# inside, power off and return its exit code.  A run also fails when the
+# guest kernel logged a WARN, BUG, Oops, lockup, stall or context splat, when
+# the guest never reported back (crash, panic), or on timeout.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+# shellcheck source=scripts/config.sh
+. "$here/config.sh"
+
+usage() {
+	cat <<USAGE
+usage: scripts/vm.sh [options] SCRIPT [ARGS...]
+  -c N        vCPUs (default 1)
+  -m MB       guest memory (default 1024)
+  -a ARGS     extra kernel command line arguments
+  -d SIZE     attach an emulated NVMe disk of SIZE (e.g. 256M); repeatable
+  -q N        I/O queue pairs of each NVMe disk (default 4)
+  -l FILE     keep the whole console log in FILE
+  -t SECS     kill the guest after SECS seconds (default 300)
+  -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR)
+  -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
+SCRIPT runs in the guest as /blkfast/run.sh with ARGS; the tree under
+tests/vm, our .ko files and tools are in /blkfast.
+USAGE
+}
+
+cpus=1 mem=1024 append= timeout_s=300 log= pin=0 qpairs=4
+flavour=$BLKFAST_FLAVOUR
+disks=()
+while getopts "c:m:a:d:q:l:t:f:ph" opt; do
+	case $opt in
+	c) cpus=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	a) append="$append $OPTARG" ;;
+	d) disks+=("$OPTARG") ;;
+	q) qpairs=$OPTARG ;;
+	l) log=$OPTARG ;;
+	t) timeout_s=$OPTARG ;;
+	f) flavour=$OPTARG ;;
+	p) pin=1 ;;
+	h) usage; exit 0 ;;
+	*) usage >&2; exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || { usage >&2; exit 2; }
+script=$1
+shift
+[ -f "$script" ] || { echo "vm.sh: no such script: $script" >&2; exit 2; }
+
+kver=$(guest_kver "$flavour")
+vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
+[ -s "$vmlinux" ] || "$here/deps.sh" --flavour "$flavour"
+base=$("$here/initramfs-base.sh" "$flavour")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/blkfast-vm.XXXXXX")
+cleanup() {
+	[ -n "${qpid:-}" ] && kill "$qpid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The per-run overlay: same directory layout as the base archive.
+ov=$work/overlay
+mkdir -p "$ov/blkfast/bin" "$ov/lib/modules/$kver/extra"
+install -m 755 "$here/guest-init.sh" "$ov/init"
+install -m 755 "$script" "$ov/blkfast/run.sh"
+printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
+	>"$ov/blkfast/args"
+cp -r "$top/tests/vm" "$ov/blkfast/tests"
+for ko in "$top"/sched/*.ko "$top"/poll/*.ko "$top"/tests/modules/*.ko; do
+	[ -f "$ko" ] && cp "$ko" "$ov/lib/modules/$kver/extra/"
+done
+for t in "$top"/tools/*; do
+	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$ov/blkfast/bin/"
+done
+# Regenerate the module indexes over base + extra so that aliases of our
+# modules (split-deadline-iosched) autoload in the guest.
+idx=$work/idx
+mkdir -p "$idx/lib/modules/$kver/extra"
+(cd "$idx" && cpio --quiet -id "lib/modules/$kver/*" <"$base")
+cp "$ov/lib/modules/$kver/extra/"*.ko "$idx/lib/modules/$kver/extra/" \
+	2>/dev/null || true
+depmod -b "$idx" "$kver"
+cp "$idx/lib/modules/$kver"/modules.* "$ov/lib/modules/$kver/"
+(cd "$ov" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0 | gzip -1) >"$work/overlay.cpio.gz"
+cat "$base" "$work/overlay.cpio.gz" >"$work/initrd"
+
+qemu=(qemu-system-x86_64 -accel tcg,thread=multi,tb-size=256 -cpu max
+      -name blkfast,debug-threads=on
+      -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
+      -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+      -kernel "$vmlinux" -initrd "$work/initrd"
+      -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable$append")
+i=0
+for d in "${disks[@]}"; do
+	truncate -s "$d" "$work/disk$i.img"
+	qemu+=(-drive "file=$work/disk$i.img,if=none,id=d$i,format=raw,cache=unsafe"
+	       -device "nvme,serial=blkfast$i,drive=d$i,max_ioqpairs=$qpairs")
+	i=$((i + 1))
+done
+
+console=$work/console.log
+start=$(date +%s.%N)
+"${qemu[@]}" </dev/null >"$console" 2>&1 &
+qpid=$!
+if [ "$pin" = 1 ]; then
+	"$here/pin-vcpus.sh" "$qpid" "$cpus" || true
+fi
+timed_out=0
+if ! timeout_wait() {
+	local end=$((SECONDS + timeout_s))
+	while kill -0 "$qpid" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.2
+	done
+}; then :; fi
+timeout_wait || { timed_out=1; kill "$qpid" 2>/dev/null; sleep 0.5; kill -9 "$qpid" 2>/dev/null || true; }
+wait "$qpid" 2>/dev/null || true
+qpid=
+wall=$(echo "$(date +%s.%N) - $start" | bc)
+[ -n "$log" ] && cp "$console" "$log"
+# The test's own output: the console up to the kernel log dump.
+sed -n -e '/@@BLKFAST-DMESG-BEGIN@@/q' -e '/SeaBIOS/d' \
+	-e 's/^.*Booting from ROM\.\.//' -e p "$console"
+
+fail() {
+	echo "vm.sh: FAIL: $*" >&2
+	echo "vm.sh: --- last 40 console lines ---" >&2
+	tail -n 40 "$console" >&2
+	exit 1
+}
+[ $timed_out = 0 ] || fail "guest still running after ${timeout_s}s (hang?)"
+rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
+[ -n "$rc" ] || fail "guest never reported an exit code (crash or panic)"
+splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
+if grep -aEn "$splat" "$console" >"$work/splats"; then
+	echo "vm.sh: guest kernel log has a splat:" >&2
+	head -n 20 "$work/splats" >&2
+	fail "kernel splat (script exit code $rc)"
+fi
+printf 'vm.sh: guest exit %s, %.1fs wall\n' "$rc" "$wall" >&2
+exit "$rc"

@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The harness passes the guest script's exit code through, and fails a run
+# whose guest crashed or hung.
+. "$(dirname "$0")/lib.sh"
+vm_expect 0 "guest exit 0" "$guest/exit.sh" 0
+vm_expect 3 "guest exit 3" "$guest/exit.sh" 3
+vm_expect 1 "never reported an exit code" "$guest/exit.sh" crash
+vm_expect 1 "still running after 20s" -t 20 "$guest/exit.sh" hang

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+# Helpers for host-side tests of the harness.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+guest=tests/host/guest
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# vm_expect WANT_RC WANT_TEXT VM-ARGS...: run scripts/vm.sh, check its exit
+# code and that its output contains WANT_TEXT.
+vm_expect() {
+	local want_rc=$1 want_text=$2 out rc
+	shift 2
+	out=$(scripts/vm.sh "$@" 2>&1)
+	rc=$?
+	[ "$rc" = "$want_rc" ] ||
+		fail "vm.sh $*: expected exit $want_rc, got $rc; output: $out"
+	case $out in
+	*"$want_text"*) echo "ok: vm.sh $* -> exit $rc, '$want_text'" ;;
+	*) fail "vm.sh $*: expected '$want_text' in output, got: $out" ;;
+	esac
+}

@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the guest side of the VM tests; sourced by each test.  Every
+# check prints what it expected and what it got, and a failure ends the test.
+
+set -u
+TRACEFS=/sys/kernel/tracing
+DEBUGFS=/sys/kernel/debug
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+note() {
+	echo "  $*"
+}
+
+# expect_eq WHAT EXPECTED GOT
+expect_eq() {
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	note "ok: $1 = $3"
+}
+
+# expect_ge WHAT MIN GOT
+expect_ge() {
+	[ "$3" -ge "$2" ] 2>/dev/null || fail "$1: expected >= $2, got '$3'"
+	note "ok: $1 = $3 (>= $2)"
+}
+
+# expect_le WHAT MAX GOT
+expect_le() {
+	[ "$3" -le "$2" ] 2>/dev/null || fail "$1: expected <= $2, got '$3'"
+	note "ok: $1 = $3 (<= $2)"
+}
+
+# run CMD...: run a command that must succeed.
+run() {
+	"$@" || fail "'$*' exited with $?"
+}
+
+# expect_fail ERRNO_TEXT CMD...: CMD must fail and its stderr must say why.
+expect_fail() {
+	local want=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		fail "'$*' succeeded; expected failure '$want'"
+	fi
+	case $out in
+	*"$want"*) note "ok: '$*' failed with '$want'" ;;
+	*) fail "'$*': expected error '$want', got '$out'" ;;
+	esac
+}
+
+# fio_run NAME FIO-ARGS...: run fio, fail on a non-zero exit or any I/O or
+# verify error, and leave the terse (v3) summary in $FIO_TERSE.  Fields
+# (1-based): 5 error, 6 read KiB, 8 read IOPS, 47 write KiB, 49 write IOPS.
+fio_run() {
+	local name=$1 out
+	shift
+	out=/tmp/fio-$name.out
+	if ! fio --name="$name" --output-format=terse --terse-version=3 \
+		--group_reporting "$@" >"$out" 2>&1; then
+		cat "$out"
+		fail "fio $name exited with an error"
+	fi
+	FIO_TERSE=$(grep '^3;' "$out" | tail -n 1)
+	[ -n "$FIO_TERSE" ] || { cat "$out"; fail "fio $name: no summary"; }
+	local err
+	err=$(fio_field 5)
+	[ "$err" = 0 ] || { cat "$out"; fail "fio $name: error $err"; }
+}
+
+fio_field() {
+	echo "$FIO_TERSE" | cut -d';' -f"$1"
+}
+
+# fio_ios BS: total I/Os (reads + writes) of the last fio_run.
+fio_ios() {
+	local bs=$1
+	echo $(( ($(fio_field 6) + $(fio_field 47)) * 1024 / bs ))
+}
+
+# Sum a kretprobe's return values: probe_sum_start NAME FUNC arms it,
+# probe_sum NAME reads the total (and the number of calls), probe_sum_stop
+# NAME removes it.  Used to count completions a ->poll() handler reaped.
+probe_sum_start() {
+	local name=$1 func=$2
+	echo "r:blkfast/$name $func ret=\$retval:s32" >>$TRACEFS/kprobe_events ||
+		fail "cannot add kretprobe on $func"
+	echo "hist:keys=common_type:vals=hitcount,ret" \
+		>$TRACEFS/events/blkfast/$name/trigger ||
+		fail "cannot add hist trigger on $func"
+}
+
+probe_sum() {
+	awk '/ret:/ { for (i = 1; i <= NF; i++) if ($i == "ret:") s += $(i+1) }
+	     END { print s + 0 }' $TRACEFS/events/blkfast/"$1"/hist
+}
+
+probe_calls() {
+	awk '/hitcount:/ { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i+1) }
+	     END { print s + 0 }' $TRACEFS/events/blkfast/"$1"/hist
+}
+
+probe_sum_stop() {
+	local name=$1
+	echo "!hist:keys=common_type:vals=hitcount,ret" \
+		>$TRACEFS/events/blkfast/$name/trigger
+	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
+}
+
+# nullb_load ARGS...: (re)load null_blk with ARGS.
+nullb_load() {
+	modprobe -r null_blk 2>/dev/null
+	run modprobe null_blk "$@"
+	[ -b /dev/nullb0 ] || fail "null_blk loaded but /dev/nullb0 is missing"
+}
+
+# wait_for_block DEV: wait up to 5 s for /dev/DEV.
+wait_for_block() {
+	local i
+	for i in $(seq 50); do
+		[ -b "/dev/$1" ] && return 0
+		sleep 0.1
+	done
+	fail "/dev/$1 did not appear"
+}
+
+# median NUMBERS...: the median (lower middle for an even count).
+median() {
+	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
+
+# set_sched DEV NAME: select an I/O scheduler and check that it took.
+set_sched() {
+	echo "$2" >/sys/block/"$1"/queue/scheduler ||
+		fail "cannot set scheduler $2 on $1"
+	grep -q "\[$2\]" /sys/block/"$1"/queue/scheduler ||
+		fail "$1: scheduler is '$(cat /sys/block/"$1"/queue/scheduler)', expected $2"
+}

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 1
+# Our modules load and unload cleanly, twice, and leave nothing behind.
+. "$(dirname "$0")/tests/lib.sh"
+
+for round in 1 2; do
+	run modprobe split-deadline
+	run modprobe pdm
+	expect_eq "round $round: split_deadline loaded" 1 \
+		"$(grep -c '^split_deadline ' /proc/modules)"
+	[ -c /dev/pdm-control ] || fail "round $round: /dev/pdm-control missing"
+	expect_eq "pdm-control mode" "crw-------" \
+		"$(ls -l /dev/pdm-control | cut -c1-10)"
+	run pdmsetup version
+	run modprobe -r pdm
+	run modprobe -r split-deadline
+	expect_eq "round $round: modules left" 0 \
+		"$(grep -cE '^(split_deadline|pdm) ' /proc/modules)"
+	[ ! -e /dev/pdm-control ] || fail "round $round: /dev/pdm-control left behind"
+done
+echo "PASS"
