@@ -27,7 +27,7 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 # Private block/ headers, extracted per kernel version (never committed).
-KVERSION	= $(shell $(MAKE) -s -C $(KDIR) kernelversion 2>/dev/null)
+KVERSION	= $(shell $(MAKE) -s --no-print-directory -C $(KDIR) kernelversion 2>/dev/null)
 PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=

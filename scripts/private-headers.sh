@@ -19,7 +19,7 @@ version_of_makefile() {
 		$1=="SUBLEVEL"{s=$2} END{if (v != "") print v "." p "." s}'
 }
 
-kver=$(make -s -C "$kdir" kernelversion 2>/dev/null) || kver=
+kver=$(make -s --no-print-directory -C "$kdir" kernelversion 2>/dev/null) || kver=
 [ -n "$kver" ] || {
 	echo "private-headers: cannot read the kernel version of KDIR=$kdir" >&2
 	exit 1
