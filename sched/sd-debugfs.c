@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * split-deadline's debugfs files (block/<dev>/sched/): mq-deadline's set,
+ * plus "staged" (requests waiting on the staging lists) and "contention"
+ * (per lock, how often it was found busy).
+ */
+#include <linux/blk-mq.h>
+#include <linux/seq_file.h>
+
+#include <block/elevator.h>
+#include <block/blk-mq-debugfs.h>
+
+#include "split-deadline.h"
+
+static struct sdl_data *sd_of(struct request_queue *q)
+{
+	return q->elevator->elevator_data;
+}
+
+/*
+ * Lists are walked under the lock that owns them.  One start/next pair per
+ * list, generated below, since a debugfs attribute carries no argument.
+ */
+#define SD_LIST_SEQ(name, lockexpr, listexpr)				\
+static void *sd_##name##_start(struct seq_file *m, loff_t *pos)	\
+	__acquires(lockexpr)						\
+{									\
+	struct sdl_data *sd = sd_of(m->private);				\
+									\
+	spin_lock(lockexpr);						\
+	return seq_list_start(listexpr, *pos);				\
+}									\
+static void *sd_##name##_next(struct seq_file *m, void *v, loff_t *pos) \
+{									\
+	struct sdl_data *sd = sd_of(m->private);				\
+									\
+	return seq_list_next(v, listexpr, pos);				\
+}									\
+static void sd_##name##_stop(struct seq_file *m, void *v)		\
+	__releases(lockexpr)						\
+{									\
+	struct sdl_data *sd = sd_of(m->private);				\
+									\
+	spin_unlock(lockexpr);						\
+}									\
+static const struct seq_operations sd_##name##_seq_ops = {		\
+	.start	= sd_##name##_start,					\
+	.next	= sd_##name##_next,					\
+	.stop	= sd_##name##_stop,					\
+	.show	= blk_mq_debugfs_rq_show,				\
+}
+
+#define SD_FIFO_ATTRS(prio, dir, name)					\
+SD_LIST_SEQ(name##_fifo, &sd->lock,					\
+	    &sd->per_prio[prio].fifo_list[dir]);			\
+static int sd_##name##_next_rq_show(void *data, struct seq_file *m)	\
+{									\
+	struct sdl_data *sd = sd_of(data);				\
+	struct request *rq;						\
+									\
+	spin_lock(&sd->lock);						\
+	rq = sd->per_prio[prio].next_rq[dir];				\
+	if (rq)								\
+		__blk_mq_debugfs_rq_show(m, rq);			\
+	spin_unlock(&sd->lock);						\
+	return 0;							\
+}
+
+SD_FIFO_ATTRS(SD_RT_PRIO, SD_READ, read0);
+SD_FIFO_ATTRS(SD_RT_PRIO, SD_WRITE, write0);
+SD_FIFO_ATTRS(SD_BE_PRIO, SD_READ, read1);
+SD_FIFO_ATTRS(SD_BE_PRIO, SD_WRITE, write1);
+SD_FIFO_ATTRS(SD_IDLE_PRIO, SD_READ, read2);
+SD_FIFO_ATTRS(SD_IDLE_PRIO, SD_WRITE, write2);
+SD_LIST_SEQ(dispatch0, &sd->lock, &sd->per_prio[0].dispatch);
+SD_LIST_SEQ(dispatch1, &sd->lock, &sd->per_prio[1].dispatch);
+SD_LIST_SEQ(dispatch2, &sd->lock, &sd->per_prio[2].dispatch);
+SD_LIST_SEQ(staged, &sd->insert_lock, &sd->staged);
+
+static int sd_batching_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(sd_of(data)->batching));
+	return 0;
+}
+
+static int sd_starved_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(sd_of(data)->starved));
+	return 0;
+}
+
+static int sd_async_depth_show(void *data, struct seq_file *m)
+{
+	seq_printf(m, "%u\n", READ_ONCE(sd_of(data)->async_depth));
+	return 0;
+}
+
+/* Print f(sd, prio) for the three priorities, under the dispatch lock. */
+static int sd_show_per_prio(void *data, struct seq_file *m,
+			    u32 (*f)(struct sdl_data *, enum sd_prio))
+{
+	struct sdl_data *sd = sd_of(data);
+	u32 v[SD_PRIO_COUNT];
+	enum sd_prio prio;
+
+	spin_lock(&sd->lock);
+	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
+		v[prio] = f(sd, prio);
+	spin_unlock(&sd->lock);
+	seq_printf(m, "%u %u %u\n", v[0], v[1], v[2]);
+	return 0;
+}
+
+static int sd_queued_show(void *data, struct seq_file *m)
+{
+	return sd_show_per_prio(data, m, sdl_queued);
+}
+
+static int sd_owned_by_driver_show(void *data, struct seq_file *m)
+{
+	return sd_show_per_prio(data, m, sdl_owned_by_driver);
+}
+
+static int sd_contention_show(void *data, struct seq_file *m)
+{
+	struct sdl_data *sd = sd_of(data);
+	struct sd_contention c;
+
+	spin_lock(&sd->lock);
+	c.dispatch_lock_waits = sd->cont.dispatch_lock_waits;
+	c.drained = sd->cont.drained;
+	spin_unlock(&sd->lock);
+	spin_lock(&sd->insert_lock);
+	c.insert_lock_waits = sd->cont.insert_lock_waits;
+	c.staged_inserts = sd->cont.staged_inserts;
+	c.staged_bio_merge_tries = sd->cont.staged_bio_merge_tries;
+	c.staged_bio_merges = sd->cont.staged_bio_merges;
+	spin_unlock(&sd->insert_lock);
+
+	seq_printf(m, "dispatch_lock_waits %llu\n", c.dispatch_lock_waits);
+	seq_printf(m, "dispatch_lock_busy_inserts %llu\n", c.staged_inserts);
+	seq_printf(m, "dispatch_lock_busy_bio_merges %llu\n",
+		   c.staged_bio_merge_tries);
+	seq_printf(m, "insert_lock_waits %llu\n", c.insert_lock_waits);
+	seq_printf(m, "dispatching_skips %lld\n",
+		   (long long)atomic64_read(&sd->cont.dispatch_skips));
+	seq_printf(m, "staged_bio_merges %llu\n", c.staged_bio_merges);
+	seq_printf(m, "drained %llu\n", c.drained);
+	return 0;
+}
+
+#define SD_QUEUE_DDIR_ATTRS(name)					\
+	{#name "_fifo_list", 0400, .seq_ops = &sd_##name##_fifo_seq_ops}, \
+	{#name "_next_rq", 0400, sd_##name##_next_rq_show}
+
+const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[] = {
+	SD_QUEUE_DDIR_ATTRS(read0),
+	SD_QUEUE_DDIR_ATTRS(write0),
+	SD_QUEUE_DDIR_ATTRS(read1),
+	SD_QUEUE_DDIR_ATTRS(write1),
+	SD_QUEUE_DDIR_ATTRS(read2),
+	SD_QUEUE_DDIR_ATTRS(write2),
+	{"async_depth", 0400, sd_async_depth_show},
+	{"dispatch0", 0400, .seq_ops = &sd_dispatch0_seq_ops},
+	{"dispatch1", 0400, .seq_ops = &sd_dispatch1_seq_ops},
+	{"dispatch2", 0400, .seq_ops = &sd_dispatch2_seq_ops},
+	{"owned_by_driver", 0400, sd_owned_by_driver_show},
+	{"queued", 0400, sd_queued_show},
+	{"batching", 0400, sd_batching_show},
+	{"starved", 0400, sd_starved_show},
+	{"staged", 0400, .seq_ops = &sd_staged_seq_ops},
+	{"contention", 0400, sd_contention_show},
+	{},
+};

@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 4 -m 1536
+# Merges survive the lock split: sequential 4k direct writes from 16 jobs on
+# a slow null_blk with few tags; split-deadline's write merges (from
+# /sys/block/X/stat) are at least 95% of mq-deadline's in the same boot.
+. "$(dirname "$0")/tests/lib.sh"
+
+nullb_load queue_mode=2 irqmode=2 completion_nsec=100000 hw_queue_depth=32 \
+	submit_queues=1 gb=2
+
+write_merges() { awk '{ print $6 }' /sys/block/nullb0/stat; }
+write_ios() { awk '{ print $5 }' /sys/block/nullb0/stat; }
+
+declare -A merges
+for rep in 1 2 3; do
+	for s in mq-deadline split-deadline; do
+		set_sched nullb0 "$s"
+		m0=$(write_merges) i0=$(write_ios)
+		fio_run "seq-$s" --filename=/dev/nullb0 --ioengine=io_uring \
+			--direct=1 --bs=4k --rw=write --numjobs=16 --iodepth=8 \
+			--offset_increment=64m --size=4m
+		m=$(( $(write_merges) - m0 ))
+		merges[$s]+=" $m"
+		note "$s rep $rep: $m write merges, $(( $(write_ios) - i0 )) write requests"
+	done
+done
+mq=$(median ${merges[mq-deadline]})
+sd=$(median ${merges[split-deadline]})
+expect_ge "mq-deadline write merges (median)" 1000 "$mq"
+expect_ge "split-deadline write merges (median, >= 95% of $mq)" \
+	$(( (mq * 95 + 99) / 100 )) "$sd"
+cat /sys/kernel/debug/block/nullb0/sched/contention
+set_sched nullb0 none
+echo "PASS"

@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 1
+# Every split-deadline tunable has mq-deadline's default, round-trips the
+# same values with the same clamping, and refuses garbage with EINVAL.
+. "$(dirname "$0")/tests/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=2 gb=1
+set_sched nullb0 mq-deadline
+set_sched nullb1 split-deadline
+mq=/sys/block/nullb0/queue/iosched
+sd=/sys/block/nullb1/queue/iosched
+
+expect_eq "tunables" "$(ls $mq | tr '\n' ' ')" "$(ls $sd | tr '\n' ' ')"
+for t in $(ls $mq); do
+	expect_eq "default $t" "$(cat $mq/$t)" "$(cat $sd/$t)"
+	for v in 0 1 2 7 100 4000 -1 -2147483648 2147483647 2147483648 0x10; do
+		echo "$v" >$mq/$t 2>/dev/null; a=$?
+		echo "$v" >$sd/$t 2>/dev/null; b=$?
+		[ "$a" = "$b" ] || fail "$t=$v: mq-deadline write status $a, split-deadline $b"
+		[ "$(cat $mq/$t)" = "$(cat $sd/$t)" ] ||
+			fail "$t=$v: mq-deadline reads back '$(cat $mq/$t)', split-deadline '$(cat $sd/$t)'"
+	done
+	for junk in abc 12x " " 1.5 -; do
+		out=$(printf '%s' "$junk" 2>&1 >$sd/$t) && fail "$t: '$junk' accepted"
+		case $out in
+		*"Invalid argument"*) ;;
+		*) fail "$t: '$junk': expected 'Invalid argument', got '$out'" ;;
+		esac
+	done
+	note "ok: $t matches mq-deadline on 11 values, rejects 5 kinds of junk"
+done
+echo "PASS"

@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -d 256M
+# split-deadline autoloads on selection and keeps data intact: fio
+# verify=crc32c mixed random reads and writes from several jobs on an
+# emulated NVMe disk and on memory-backed null_blk, 0 mismatches.
+. "$(dirname "$0")/tests/lib.sh"
+
+run modprobe nvme
+wait_for_block nvme0n1
+nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1
+
+grep -q '^split_deadline ' /proc/modules && fail "split_deadline loaded before use"
+for dev in nvme0n1 nullb0; do
+	set_sched "$dev" split-deadline
+	fio_run "verify-$dev" --filename=/dev/$dev --ioengine=io_uring \
+		--direct=1 --bs=4k --bsrange=4k-64k --rw=randrw --rwmixread=50 \
+		--size=64m --iodepth=16 --numjobs=4 --offset_increment=64m \
+		--iodepth_batch_submit=8 --verify=crc32c --verify_fatal=1 \
+		--do_verify=1
+	note "ok: $dev verified, $(( $(fio_field 47) / 1024 )) MiB written"
+	grep -q '^drained ' /sys/kernel/debug/block/$dev/sched/contention ||
+		fail "$dev: debugfs contention file missing"
+	cat /sys/kernel/debug/block/$dev/sched/contention
+	set_sched "$dev" none
+done
+grep -q '^split_deadline ' /proc/modules || fail "split_deadline did not autoload"
+echo "PASS"
