@@ -11,11 +11,11 @@ SECS=${2:-2}
 
 nullb_load queue_mode=2 submit_queues=2 poll_queues=1 irqmode=0 \
 	hw_queue_depth=256 gb=4
-modprobe split-deadline 2>/dev/null
+run modprobe split-deadline
 modprobe kyber-iosched
 
-configs=("none irq" "mq-deadline irq" "kyber irq" "none polled"
-	 "mq-deadline polled")
+configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
+	 "none polled" "mq-deadline polled" "split-deadline polled")
 declare -A iops cpu
 for rep in $(seq "$REPS"); do
 	for c in "${configs[@]}"; do
