@@ -215,6 +215,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	struct request_queue *q = hctx->queue;
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *rq;
+	unsigned int n = 0;
 	LIST_HEAD(free);
 
 	if (spin_trylock(&sd->lock)) {
@@ -233,6 +234,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	 * deadline is stamped now so that waiting here counts against it.
 	 */
 	list_for_each_entry(rq, list, queuelist) {
+		n++;
 		if (!at_head) {
 			rq->fifo_time = jiffies +
 					sd->fifo_expire[rq_data_dir(rq)];
@@ -240,8 +242,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 		}
 	}
 	sd_lock_counted(&sd->insert_lock, &sd->cont.insert_lock_waits);
-	list_for_each_entry(rq, list, queuelist)
-		sd->cont.staged_inserts++;
+	sd->cont.staged_inserts += n;
 	if (at_head) {
 		while (!list_empty(list)) {
 			rq = list_first_entry(list, struct request, queuelist);
