@@ -98,7 +98,7 @@ qemu=(qemu-system-x86_64 -accel tcg,thread=multi,tb-size=256 -cpu max
       -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
       -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
       -kernel "$vmlinux" -initrd "$work/initrd"
-      -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable$append")
+      -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check$append")
 i=0
 for d in "${disks[@]}"; do
 	truncate -s "$d" "$work/disk$i.img"
