@@ -12,11 +12,41 @@
 #include <linux/math64.h>
 #include <linux/log2.h>
 #else
+#include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef uint32_t u32;
 typedef uint64_t u64;
+typedef unsigned int gfp_t;
+
+#define GFP_KERNEL	0U
+#define U32_MAX		((u32)~0U)
+#define U64_MAX		((u64)~0ULL)
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+
+static inline void *kcalloc(size_t n, size_t size, gfp_t flags)
+{
+	(void)flags;
+	return calloc(n, size);
+}
+
+/* Never called with a size of 0 here, where the kernel's would free. */
+static inline void *krealloc(const void *p, size_t size, gfp_t flags)
+{
+	(void)flags;
+	return realloc((void *)p, size);
+}
+
+static inline void kfree(const void *p)
+{
+	free((void *)p);
+}
 
 static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 {

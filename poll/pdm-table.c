@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm table text parser: see pdm-table.h for the format.
+ *
+ * The text comes from user space, so it is treated as hostile: nothing past
+ * @len is read, every number is range-checked before it is used, and the
+ * work and memory are bounded by PDM_MAX_TABLE, PDM_MAX_SEGMENTS and
+ * PDM_MAX_STRIPES.  The same file is built in user space for the host unit
+ * test and the fuzz target (see blkfast/compat.h).
+ */
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#endif
+
+#include "pdm-table.h"
+
+/* Tokens quoted in messages are cut so the message fits PDM_ERR_LEN. */
+#define PDM_TOK_SHOWN	24
+
+struct pdm_parser {
+	char *pos;		/* next unread byte of the current line */
+	char *end;		/* end of the line, comment and '\r' cut off */
+	u32 line;		/* 1-based, for messages */
+	u32 cap;		/* segments allocated in the spec */
+	char *err;
+	size_t errlen;
+};
+
+/* Write "line N: <reason>" to the caller's buffer and return @ret. */
+static __printf(3, 4) int pdm_fail(struct pdm_parser *p, int ret,
+				   const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!p->errlen)
+		return ret;
+	n = snprintf(p->err, p->errlen, "line %u: ", p->line);
+	if (n >= 0 && (size_t)n < p->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static int pdm_shown(size_t len)
+{
+	return len > PDM_TOK_SHOWN ? PDM_TOK_SHOWN : (int)len;
+}
+
+static bool pdm_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The next token of the line: its length, 0 at the end of the line. */
+static size_t pdm_token(struct pdm_parser *p, char **tok)
+{
+	while (p->pos < p->end && pdm_blank(*p->pos))
+		p->pos++;
+	*tok = p->pos;
+	while (p->pos < p->end && !pdm_blank(*p->pos))
+		p->pos++;
+	return p->pos - *tok;
+}
+
+static bool pdm_token_is(const char *tok, size_t len, const char *word)
+{
+	return len == strlen(word) && !memcmp(tok, word, len);
+}
+
+/*
+ * An unsigned decimal number no larger than @max.  Tokens are not
+ * NUL-terminated, hence no kstrtou64(); digits only, so no sign, no 0x and
+ * no trailing junk.
+ */
+static int pdm_number(struct pdm_parser *p, const char *what, u64 max,
+		      u64 *val)
+{
+	char *tok;
+	size_t len = pdm_token(p, &tok), i;
+	u64 v = 0;
+
+	if (!len)
+		return pdm_fail(p, -EINVAL, "missing %s", what);
+	for (i = 0; i < len; i++)
+		if (tok[i] < '0' || tok[i] > '9')
+			return pdm_fail(p, -EINVAL,
+					"%s '%.*s' is not a decimal number",
+					what, pdm_shown(len), tok);
+	for (i = 0; i < len; i++) {
+		u32 d = tok[i] - '0';
+
+		/* v * 10 + d <= max, without overflowing on the way. */
+		if (v > (max - d) / 10)
+			return pdm_fail(p, -ERANGE, "%s '%.*s' is over %llu",
+					what, pdm_shown(len), tok,
+					(unsigned long long)max);
+		v = v * 10 + d;
+	}
+	*val = v;
+	return 0;
+}
+
+/*
+ * One <dev> <offset> pair.  @leg_len is what the segment uses on the leg,
+ * so the leg's end, offset + leg_len, must be a valid sector number.
+ */
+static int pdm_leg(struct pdm_parser *p, struct pdm_seg_spec *seg, u32 i,
+		   u64 leg_len)
+{
+	struct pdm_leg_spec *leg = &seg->legs[i];
+	char *dev;
+	size_t len = pdm_token(p, &dev);
+	u64 offset, leg_end;
+	int ret;
+
+	if (!len) {
+		if (seg->target == PDM_TARGET_LINEAR)
+			return pdm_fail(p, -EINVAL, "missing device");
+		return pdm_fail(p, -EINVAL, "missing device %u of %u",
+				i + 1, seg->nr_legs);
+	}
+	if (len > PDM_MAX_DEV_NAME)
+		return pdm_fail(p, -ENAMETOOLONG,
+				"device name of %zu bytes is over %u",
+				len, PDM_MAX_DEV_NAME);
+	ret = pdm_number(p, "offset", U64_MAX, &offset);
+	if (ret)
+		return ret;
+	if (check_add_overflow(offset, leg_len, &leg_end))
+		return pdm_fail(p, -ERANGE,
+				"offset %llu + %llu sectors overflows",
+				(unsigned long long)offset,
+				(unsigned long long)leg_len);
+	/*
+	 * The offset token followed the name on this line, so the byte after
+	 * the name is a blank inside the text: safe to overwrite, even when
+	 * the text is not NUL-terminated.
+	 */
+	dev[len] = '\0';
+	leg->dev = dev;
+	leg->offset = offset;
+	leg->bdev = NULL;
+	return 0;
+}
+
+/* The arguments of striped up to the legs, and the checks they allow. */
+static int pdm_striped_args(struct pdm_parser *p, u64 len, u32 *nr,
+			    u32 *chunk)
+{
+	u64 nr64, chunk64, chunks;
+	u32 rem;
+	int ret;
+
+	ret = pdm_number(p, "nr", U32_MAX, &nr64);
+	if (ret)
+		return ret;
+	ret = pdm_number(p, "chunk_sectors", U32_MAX, &chunk64);
+	if (ret)
+		return ret;
+	if (!nr64)
+		return pdm_fail(p, -EINVAL, "striped over 0 devices");
+	if (nr64 > PDM_MAX_STRIPES)
+		return pdm_fail(p, -E2BIG, "%llu stripes, over %u",
+				(unsigned long long)nr64, PDM_MAX_STRIPES);
+	if (!is_power_of_2(chunk64))
+		return pdm_fail(p, -EINVAL,
+				"chunk_sectors %llu is not a power of two",
+				(unsigned long long)chunk64);
+	if (chunk64 < PDM_MIN_CHUNK)
+		return pdm_fail(p, -EINVAL,
+				"chunk_sectors %llu is under %u (4 KiB)",
+				(unsigned long long)chunk64, PDM_MIN_CHUNK);
+	/*
+	 * pdm-stripe.h maps whole rows of nr chunks only.  nr * chunk may
+	 * not fit a u32 divisor, so divide by each in turn.
+	 */
+	chunks = div_u64_rem(len, chunk64, &rem);
+	if (!rem)
+		div_u64_rem(chunks, nr64, &rem);
+	if (rem)
+		return pdm_fail(p, -EINVAL,
+				"length %llu is not a multiple of %llu stripes * %llu sectors",
+				(unsigned long long)len,
+				(unsigned long long)nr64,
+				(unsigned long long)chunk64);
+	*nr = nr64;
+	*chunk = chunk64;
+	return 0;
+}
+
+/* A slot at the end of spec->segs, zeroed and counted. */
+static struct pdm_seg_spec *pdm_new_seg(struct pdm_parser *p,
+					struct pdm_table_spec *spec)
+{
+	struct pdm_seg_spec *segs;
+
+	if (spec->nr_segs == p->cap) {
+		/* Doubling up to PDM_MAX_SEGMENTS: the size cannot overflow. */
+		u32 cap = p->cap ? 2 * p->cap : 16;
+
+		if (cap > PDM_MAX_SEGMENTS)
+			cap = PDM_MAX_SEGMENTS;
+		segs = krealloc(spec->segs, cap * sizeof(*segs), GFP_KERNEL);
+		if (!segs)
+			return NULL;
+		spec->segs = segs;
+		p->cap = cap;
+	}
+	segs = &spec->segs[spec->nr_segs++];
+	memset(segs, 0, sizeof(*segs));
+	return segs;
+}
+
+/* One segment: the tokens of a line that has some. */
+static int pdm_segment(struct pdm_parser *p, struct pdm_table_spec *spec)
+{
+	struct pdm_seg_spec *seg;
+	enum pdm_target target;
+	u64 start, len, end, leg_len;
+	u32 nr = 1, chunk = 0, i, rem;
+	char *tok;
+	size_t toklen;
+	int ret;
+
+	if (spec->nr_segs == PDM_MAX_SEGMENTS)
+		return pdm_fail(p, -E2BIG, "more than %u segments",
+				PDM_MAX_SEGMENTS);
+	ret = pdm_number(p, "start", U64_MAX, &start);
+	if (ret)
+		return ret;
+	ret = pdm_number(p, "length", U64_MAX, &len);
+	if (ret)
+		return ret;
+	if (!len)
+		return pdm_fail(p, -EINVAL, "zero length");
+	if (check_add_overflow(start, len, &end))
+		return pdm_fail(p, -ERANGE, "start %llu + length %llu overflows",
+				(unsigned long long)start,
+				(unsigned long long)len);
+	if (start != spec->sectors)
+		return pdm_fail(p, -EINVAL,
+				"%s: segment starts at %llu, expected %llu",
+				start > spec->sectors ? "gap" : "overlap",
+				(unsigned long long)start,
+				(unsigned long long)spec->sectors);
+
+	toklen = pdm_token(p, &tok);
+	if (!toklen)
+		return pdm_fail(p, -EINVAL, "missing target");
+	if (pdm_token_is(tok, toklen, "linear")) {
+		target = PDM_TARGET_LINEAR;
+	} else if (pdm_token_is(tok, toklen, "striped")) {
+		target = PDM_TARGET_STRIPED;
+		ret = pdm_striped_args(p, len, &nr, &chunk);
+		if (ret)
+			return ret;
+	} else {
+		return pdm_fail(p, -EINVAL, "unknown target '%.*s'",
+				pdm_shown(toklen), tok);
+	}
+
+	seg = pdm_new_seg(p, spec);
+	if (!seg)
+		return pdm_fail(p, -ENOMEM, "out of memory");
+	seg->start = start;
+	seg->len = len;
+	seg->target = target;
+	seg->line = p->line;
+	seg->nr_legs = nr;
+	seg->chunk_sectors = chunk;
+	seg->legs = kcalloc(nr, sizeof(*seg->legs), GFP_KERNEL);
+	if (!seg->legs)
+		return pdm_fail(p, -ENOMEM, "out of memory");
+
+	/* Exact for striped: the length is whole rows. */
+	leg_len = div_u64_rem(len, nr, &rem);
+	for (i = 0; i < nr; i++) {
+		ret = pdm_leg(p, seg, i, leg_len);
+		if (ret)
+			return ret;
+	}
+	toklen = pdm_token(p, &tok);
+	if (toklen)
+		return pdm_fail(p, -EINVAL, "extra argument '%.*s'",
+				pdm_shown(toklen), tok);
+	spec->sectors = end;
+	return 0;
+}
+
+/* One line of @n bytes, its '\n' excluded. */
+static int pdm_line(struct pdm_parser *p, struct pdm_table_spec *spec,
+		    char *s, size_t n)
+{
+	char *cut;
+	size_t i;
+
+	if (n > PDM_MAX_LINE)
+		return pdm_fail(p, -E2BIG, "longer than %u bytes",
+				PDM_MAX_LINE);
+	/* A NUL would end the device names early: never allowed. */
+	cut = memchr(s, '\0', n);
+	if (cut)
+		return pdm_fail(p, -EINVAL, "NUL byte at column %zu",
+				(size_t)(cut - s) + 1);
+	if (n && s[n - 1] == '\r')
+		n--;
+	cut = memchr(s, '#', n);
+	if (cut)
+		n = cut - s;
+	/* Device names end up in messages and logs: printable only. */
+	for (i = 0; i < n; i++)
+		if (!pdm_blank(s[i]) && (s[i] < '!' || s[i] > '~'))
+			return pdm_fail(p, -EINVAL,
+					"non-printable byte 0x%02x at column %zu",
+					(unsigned char)s[i], i + 1);
+	p->pos = s;
+	p->end = s + n;
+	while (p->pos < p->end && pdm_blank(*p->pos))
+		p->pos++;
+	if (p->pos == p->end)
+		return 0;	/* blank or comment only */
+	return pdm_segment(p, spec);
+}
+
+int pdm_table_parse(char *text, size_t len, struct pdm_table_spec *spec,
+		    char *err, size_t errlen)
+{
+	struct pdm_parser p = { .line = 1, .err = err, .errlen = errlen };
+	size_t off = 0;
+	int ret;
+
+	spec->nr_segs = 0;
+	spec->sectors = 0;
+	spec->segs = NULL;
+	if (errlen)
+		err[0] = '\0';
+	if (len > PDM_MAX_TABLE)
+		return pdm_fail(&p, -E2BIG, "table of %zu bytes is over %u",
+				len, PDM_MAX_TABLE);
+
+	while (off < len) {
+		char *s = text + off;
+		size_t rest = len - off, n;
+		/* A line over the limit is refused without scanning it all. */
+		char *nl = memchr(s, '\n', rest > PDM_MAX_LINE ?
+				  PDM_MAX_LINE + 1 : rest);
+
+		n = nl ? (size_t)(nl - s) : rest;
+		ret = pdm_line(&p, spec, s, n);
+		if (ret)
+			goto fail;
+		off += nl ? n + 1 : n;
+		if (off < len)
+			p.line++;
+	}
+	if (!spec->nr_segs) {
+		ret = pdm_fail(&p, -EINVAL, "no segments");
+		goto fail;
+	}
+	return 0;
+
+fail:
+	pdm_table_spec_free(spec);
+	return ret;
+}
+
+void pdm_table_spec_free(struct pdm_table_spec *spec)
+{
+	u32 i;
+
+	for (i = 0; i < spec->nr_segs; i++)
+		kfree(spec->segs[i].legs);
+	kfree(spec->segs);
+	spec->segs = NULL;
+	spec->nr_segs = 0;
+	spec->sectors = 0;
+}
+
+u32 pdm_table_find(const struct pdm_table_spec *spec, u64 sector)
+{
+	u32 lo = 0, hi = spec->nr_segs;
+
+	/* The last segment starting at or before @sector is in [lo, hi). */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (spec->segs[mid].start <= sector)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}

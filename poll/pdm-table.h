@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pdm table text: parsing and device-independent validation.  Pure: also
+ * built in user space by the host unit tests and the fuzz target.
+ *
+ * The text is dmsetup's: one segment per line,
+ *	<start> <length> linear <dev> <offset>
+ *	<start> <length> striped <nr> <chunk_sectors> <dev> <offset> ...
+ * in 512-byte sectors, '#' to the end of a line is a comment, blank lines
+ * are allowed.  Device names are kept as text: resolving them (path or
+ * major:minor) and the checks that need the device (size, logical block
+ * size, no pdm below itself) belong to the kernel side.
+ *
+ * The details, all enforced by pdm_table_parse():
+ *  - fields are separated by spaces and tabs; lines end with '\n', the last
+ *    one may lack it, and a '\r' right before the '\n' (or at the very end)
+ *    is dropped so that CRLF files parse;
+ *  - numbers are unsigned decimal, digits only (no sign, no 0x); leading
+ *    zeros are harmless and accepted, as dmsetup's %llu does;
+ *  - outside comments every byte is a blank or printable ASCII; a comment
+ *    may hold anything but a NUL (UTF-8 notes are fine);
+ *  - segments tile the device from sector 0 with neither gap nor overlap;
+ *  - striped: 1 <= nr <= PDM_MAX_STRIPES, chunk_sectors a power of two of at
+ *    least PDM_MIN_CHUNK, and a length of whole rows (nr * chunk_sectors).
+ */
+#ifndef _PDM_TABLE_H
+#define _PDM_TABLE_H
+
+#include <blkfast/compat.h>
+
+enum pdm_target {
+	PDM_TARGET_LINEAR,
+	PDM_TARGET_STRIPED,
+};
+
+#define PDM_MAX_STRIPES		64	/* legs of one striped segment */
+#define PDM_MAX_SEGMENTS	1024	/* segments of one table */
+#define PDM_MAX_LINE		4096	/* bytes of one line, '\n' excluded */
+#define PDM_MAX_TABLE		(1 << 20)	/* bytes of a whole table */
+#define PDM_ERR_LEN		128	/* room for one error message */
+#define PDM_MAX_DEV_NAME	255	/* bytes of a device name, like NAME_MAX */
+/*
+ * A chunk of 8 sectors (4 KiB) or more, being a power of two, is a multiple
+ * of every logical block size a lower device can have (512 to 4096), so
+ * splitting a bio at chunk boundaries never cuts a logical block in two.
+ */
+#define PDM_MIN_CHUNK		8
+
+struct pdm_leg_spec {
+	const char *dev;	/* points into the parsed text */
+	u64 offset;		/* sectors into the lower device */
+	void *bdev;		/* kernel: the opened lower device; NULL here */
+};
+
+struct pdm_seg_spec {
+	u64 start;		/* sectors */
+	u64 len;		/* sectors, > 0 */
+	enum pdm_target target;
+	u32 line;		/* 1-based line of the text, for messages */
+	u32 nr_legs;		/* 1 for linear */
+	u32 chunk_sectors;	/* striped only: a power of two; else 0 */
+	struct pdm_leg_spec *legs;
+};
+
+struct pdm_table_spec {
+	u32 nr_segs;
+	u64 sectors;		/* sum of all lengths */
+	struct pdm_seg_spec *segs;
+};
+
+/**
+ * pdm_table_parse() - parse a table text into segments
+ * @text:  the text; modified in place (NULs written) and referenced by the
+ *         result, so it must outlive @spec.  Need not be NUL-terminated.
+ * @len:   bytes of @text
+ * @spec:  filled on success; empty on failure
+ * @err:   on failure, a message naming the line and the reason
+ *         ("line 3: gap: segment starts at 100, expected 64"), always
+ *         NUL-terminated and cut to @errlen; "" on success.  Errors about
+ *         the whole text name line 1 (too big) or its last line (no
+ *         segments).
+ * @errlen: size of @err, PDM_ERR_LEN is enough for every message
+ *
+ * Return: 0, or a negative errno: -EINVAL for syntax (missing or extra
+ * arguments, a number that is not decimal, a non-printable byte, a NUL
+ * byte), unknown targets, gaps, overlaps, zero lengths, nr == 0, bad chunk
+ * sizes, a length the stripes do not divide or an empty table; -ERANGE for
+ * a number that does not fit (u64, or u32 for nr and chunk_sectors), a
+ * segment whose end overflows or an offset whose end on the leg overflows;
+ * -E2BIG for too many segments or stripes, a line longer than PDM_MAX_LINE
+ * or a text over PDM_MAX_TABLE; -ENAMETOOLONG for a device name over
+ * PDM_MAX_DEV_NAME; -ENOMEM.
+ */
+int pdm_table_parse(char *text, size_t len, struct pdm_table_spec *spec,
+		    char *err, size_t errlen);
+
+/**
+ * pdm_table_spec_free() - free what pdm_table_parse() allocated
+ * @spec: a parsed (or empty) table; left empty, so freeing twice is harmless
+ */
+void pdm_table_spec_free(struct pdm_table_spec *spec);
+
+/**
+ * pdm_table_find() - the segment that holds a sector
+ * @spec:   a parsed table
+ * @sector: a sector below spec->sectors
+ *
+ * Return: index into spec->segs (binary search); the last segment for a
+ * sector past the end, 0 for an empty table.
+ */
+u32 pdm_table_find(const struct pdm_table_spec *spec, u64 sector);
+
+#endif /* _PDM_TABLE_H */

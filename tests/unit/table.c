@@ -1,0 +1,747 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm_table_parse(): valid tables with their fields, pdm_table_find() at the
+ * boundaries, and a corpus of malformed tables with the errno, line and
+ * message each must give.
+ *
+ * The malformed corpus below is also committed as files under
+ * tests/pdm-tables/bad/ (text only, so line numbers hold when the kernel
+ * reads them) with EXPECTED naming each one's errno.  This test checks that
+ * the files match the corpus byte for byte; after changing the corpus,
+ * regenerate them from the repository root with
+ *	build/unit/table --write-corpus
+ *
+ * Every text is copied into a buffer of its exact length, not
+ * NUL-terminated, so ASan catches a parser that reads past @len.
+ */
+#include <blkfast/compat.h>
+
+/* Allocation failure injection: the Nth allocation from now fails. */
+static int alloc_fail_in;
+
+static bool alloc_fails(void)
+{
+	return alloc_fail_in > 0 && --alloc_fail_in == 0;
+}
+
+static void *test_kcalloc(size_t n, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(n, size);
+}
+
+static void *test_krealloc(const void *p, size_t size)
+{
+	return alloc_fails() ? NULL : realloc((void *)p, size);
+}
+
+#define kcalloc(n, size, flags)		test_kcalloc(n, size)
+#define krealloc(p, size, flags)	test_krealloc(p, size)
+
+#include "pdm-table.c"
+#include "unit.h"
+
+#include <dirent.h>
+#include <string.h>
+
+#define BAD_DIR		"tests/pdm-tables/bad"
+#define GOOD_DIR	"tests/pdm-tables/good"
+
+#define CHECK_STR(what, expected, got) do {				\
+	const char *e_ = (expected), *g_ = (got);			\
+	unit_checks++;							\
+	if (strcmp(e_, g_)) {						\
+		unit_failures++;					\
+		printf("FAIL %s:%d: %s: expected '%s', got '%s'\n",	\
+		       __FILE__, __LINE__, (what), e_, g_);		\
+	}								\
+} while (0)
+
+/* A parse of a copy of @text; the copy lives as long as the spec. */
+struct parsed {
+	struct pdm_table_spec spec;
+	char *buf;
+	char err[PDM_ERR_LEN];
+	int ret;
+};
+
+static void parse(struct parsed *p, const char *text, size_t len)
+{
+	p->buf = malloc(len ? len : 1);
+	if (!p->buf)
+		exit(2);
+	memcpy(p->buf, text, len);
+	memset(p->err, 'x', sizeof(p->err));
+	p->ret = pdm_table_parse(p->buf, len, &p->spec, p->err,
+				 sizeof(p->err));
+}
+
+static void done(struct parsed *p)
+{
+	pdm_table_spec_free(&p->spec);
+	free(p->buf);
+}
+
+/* What must hold of any successfully parsed table. */
+static void check_invariants(const char *name, const struct pdm_table_spec *s)
+{
+	u64 next = 0;
+	u32 i, j;
+
+	CHECK_EQ(name, 1, s->nr_segs >= 1 && s->nr_segs <= PDM_MAX_SEGMENTS);
+	for (i = 0; i < s->nr_segs; i++) {
+		const struct pdm_seg_spec *seg = &s->segs[i];
+
+		CHECK_EQ(name, next, seg->start);
+		CHECK_EQ(name, 1, seg->len > 0);
+		CHECK_EQ(name, 1, seg->legs != NULL);
+		if (seg->target == PDM_TARGET_LINEAR) {
+			CHECK_EQ(name, 1, seg->nr_legs);
+			CHECK_EQ(name, 0, seg->chunk_sectors);
+		} else {
+			CHECK_EQ(name, 1, seg->nr_legs >= 1 &&
+				 seg->nr_legs <= PDM_MAX_STRIPES);
+			CHECK_EQ(name, 1, is_power_of_2(seg->chunk_sectors) &&
+				 seg->chunk_sectors >= PDM_MIN_CHUNK);
+			CHECK_EQ(name, 0, seg->len %
+				 ((u64)seg->nr_legs * seg->chunk_sectors));
+		}
+		for (j = 0; j < seg->nr_legs; j++) {
+			size_t n = strlen(seg->legs[j].dev);
+
+			CHECK_EQ(name, 1, n >= 1 && n <= PDM_MAX_DEV_NAME);
+			CHECK_EQ(name, 0, (uintptr_t)seg->legs[j].bdev);
+		}
+		CHECK_EQ(name, i, pdm_table_find(s, seg->start));
+		CHECK_EQ(name, i, pdm_table_find(s, seg->start + seg->len - 1));
+		next = seg->start + seg->len;
+	}
+	CHECK_EQ(name, next, s->sectors);
+}
+
+static void check_good(const char *name, const char *text, size_t len,
+		       struct parsed *p)
+{
+	parse(p, text, len);
+	CHECK_EQ(name, 0, p->ret);
+	if (p->ret) {
+		printf("  %s: %s\n", name, p->err);
+		return;
+	}
+	CHECK_STR(name, "", p->err);
+	check_invariants(name, &p->spec);
+}
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+/* A literal as the two arguments text, len: it may hold NUL bytes. */
+#define TXT(s)	s, sizeof(s) - 1
+
+static void test_linear(void)
+{
+	struct parsed p;
+	struct pdm_seg_spec *seg;
+
+	check_good("linear", TXT("0 2048 linear /dev/nullb0 0\n"), &p);
+	CHECK_EQ("linear segs", 1, p.spec.nr_segs);
+	CHECK_EQ("linear sectors", 2048, p.spec.sectors);
+	seg = &p.spec.segs[0];
+	CHECK_EQ("linear target", PDM_TARGET_LINEAR, seg->target);
+	CHECK_EQ("linear line", 1, seg->line);
+	CHECK_EQ("linear legs", 1, seg->nr_legs);
+	CHECK_EQ("linear chunk", 0, seg->chunk_sectors);
+	CHECK_STR("linear dev", "/dev/nullb0", seg->legs[0].dev);
+	CHECK_EQ("linear offset", 0, seg->legs[0].offset);
+	CHECK_EQ("linear find", 0, pdm_table_find(&p.spec, 2047));
+	done(&p);
+}
+
+static void test_striped(void)
+{
+	struct parsed p;
+	struct pdm_seg_spec *seg;
+
+	check_good("striped",
+		   TXT("0 4096 striped 2 128 /dev/nullb0 0 /dev/nullb1 2048"),
+		   &p);
+	CHECK_EQ("striped sectors", 4096, p.spec.sectors);
+	seg = &p.spec.segs[0];
+	CHECK_EQ("striped target", PDM_TARGET_STRIPED, seg->target);
+	CHECK_EQ("striped legs", 2, seg->nr_legs);
+	CHECK_EQ("striped chunk", 128, seg->chunk_sectors);
+	CHECK_STR("striped dev 0", "/dev/nullb0", seg->legs[0].dev);
+	CHECK_STR("striped dev 1", "/dev/nullb1", seg->legs[1].dev);
+	CHECK_EQ("striped offset 1", 2048, seg->legs[1].offset);
+	done(&p);
+}
+
+/* Comments, blank lines, tabs, CRLF, no final '\n', leading zeros. */
+static void test_mixed(void)
+{
+	static const char text[] =
+		"# pdm table\n"
+		"\n"
+		"  0\t100\tlinear /dev/nullb0 8 # first\n"
+		"\t \n"
+		"100 64 striped 4 8 /dev/nullb0 1000 /dev/nullb1 0 8:16 5 253:0 7\r\n"
+		"# caf\xc3\xa9 \x01\x7f anything but NUL in a comment\n"
+		"164 1 linear\t\t/dev/nullb1 00042";
+	struct parsed p;
+	struct pdm_seg_spec *s;
+
+	check_good("mixed", TXT(text), &p);
+	if (p.ret)
+		return;
+	s = p.spec.segs;
+	CHECK_EQ("mixed segs", 3, p.spec.nr_segs);
+	CHECK_EQ("mixed sectors", 165, p.spec.sectors);
+	CHECK_EQ("mixed line 0", 3, s[0].line);
+	CHECK_EQ("mixed line 1", 5, s[1].line);
+	CHECK_EQ("mixed line 2", 7, s[2].line);
+	CHECK_EQ("mixed offset 0", 8, s[0].legs[0].offset);
+	CHECK_EQ("mixed len 1", 64, s[1].len);
+	CHECK_EQ("mixed chunk 1", 8, s[1].chunk_sectors);
+	CHECK_EQ("mixed legs 1", 4, s[1].nr_legs);
+	CHECK_STR("mixed dev 1.2", "8:16", s[1].legs[2].dev);
+	CHECK_EQ("mixed offset 1.2", 5, s[1].legs[2].offset);
+	CHECK_STR("mixed dev 1.3", "253:0", s[1].legs[3].dev);
+	CHECK_EQ("mixed offset 1.3", 7, s[1].legs[3].offset);
+	CHECK_STR("mixed dev 2", "/dev/nullb1", s[2].legs[0].dev);
+	CHECK_EQ("mixed offset 2", 42, s[2].legs[0].offset);
+	CHECK_EQ("find 0", 0, pdm_table_find(&p.spec, 0));
+	CHECK_EQ("find 99", 0, pdm_table_find(&p.spec, 99));
+	CHECK_EQ("find 100", 1, pdm_table_find(&p.spec, 100));
+	CHECK_EQ("find 163", 1, pdm_table_find(&p.spec, 163));
+	CHECK_EQ("find 164", 2, pdm_table_find(&p.spec, 164));
+	done(&p);
+}
+
+/* Every limit, reached exactly, is still accepted. */
+static void test_limits(void)
+{
+	char *buf = malloc(PDM_MAX_TABLE + 1);
+	struct parsed p;
+	size_t n, i;
+	u32 k;
+
+	if (!buf)
+		exit(2);
+
+	check_good("u64 length", TXT("0 18446744073709551615 linear d 0\n"),
+		   &p);
+	CHECK_EQ("u64 sectors", U64_MAX, p.spec.sectors);
+	done(&p);
+	check_good("u64 leg end",
+		   TXT("0 18446744073709551614 linear d 1\n"), &p);
+	done(&p);
+	check_good("largest chunk",
+		   TXT("0 4294967296 striped 2 2147483648 a 0 b 0\n"), &p);
+	CHECK_EQ("largest chunk", 1U << 31, p.spec.segs[0].chunk_sectors);
+	done(&p);
+
+	/* PDM_MAX_STRIPES legs, names of PDM_MAX_DEV_NAME bytes. */
+	n = sprintf(buf, "0 %u striped %u 8", 8 * PDM_MAX_STRIPES,
+		    PDM_MAX_STRIPES);
+	for (k = 0; k < PDM_MAX_STRIPES; k++)
+		n += sprintf(buf + n, " d%u %u", k, 8 * k);
+	check_good("max stripes", buf, n, &p);
+	CHECK_EQ("max stripes", PDM_MAX_STRIPES, p.spec.segs[0].nr_legs);
+	CHECK_STR("max stripes dev", "d63", p.spec.segs[0].legs[63].dev);
+	done(&p);
+	n = sprintf(buf, "0 8 linear /");
+	memset(buf + n, 'd', PDM_MAX_DEV_NAME - 1);
+	n += PDM_MAX_DEV_NAME - 1;
+	n += sprintf(buf + n, " 0\n");
+	check_good("max dev name", buf, n, &p);
+	done(&p);
+
+	/* PDM_MAX_SEGMENTS segments; find() at every boundary. */
+	for (n = 0, k = 0; k < PDM_MAX_SEGMENTS; k++)
+		n += sprintf(buf + n, "%u %u linear /dev/nullb%u %u\n",
+			     k * 8 + k * (k - 1) / 2, 8 + k, k % 2, k);
+	check_good("max segments", buf, n, &p);
+	CHECK_EQ("max segments", PDM_MAX_SEGMENTS, p.spec.nr_segs);
+	CHECK_EQ("last line", PDM_MAX_SEGMENTS,
+		 p.spec.segs[PDM_MAX_SEGMENTS - 1].line);
+	CHECK_EQ("find past end", PDM_MAX_SEGMENTS - 1,
+		 pdm_table_find(&p.spec, p.spec.sectors));
+	done(&p);
+
+	/* A line of exactly PDM_MAX_LINE bytes, '\n' excluded. */
+	n = sprintf(buf, "0 8 linear /dev/nullb0 0 #");
+	memset(buf + n, 'x', PDM_MAX_LINE - n);
+	buf[PDM_MAX_LINE] = '\n';
+	check_good("max line", buf, PDM_MAX_LINE + 1, &p);
+	done(&p);
+
+	/* A table of exactly PDM_MAX_TABLE bytes, mostly comments. */
+	n = sprintf(buf, "0 8 linear /dev/nullb0 0\n");
+	for (i = n; i < PDM_MAX_TABLE; i++)
+		buf[i] = (i - n) % 64 == 63 ? '\n' : '#';
+	check_good("max table", buf, PDM_MAX_TABLE, &p);
+	done(&p);
+	free(buf);
+
+	/* An empty spec finds 0. */
+	p.spec.nr_segs = 0;
+	CHECK_EQ("find empty", 0, pdm_table_find(&p.spec, 5));
+}
+
+/* Messages are cut to errlen and always NUL-terminated. */
+static void test_errlen(void)
+{
+	static const char text[] = "0 8 bogus /dev/nullb0 0\n";
+	struct pdm_table_spec spec;
+	char buf[sizeof(text)], err[12];
+	int ret;
+
+	memcpy(buf, text, sizeof(text));
+	err[11] = 'z';
+	ret = pdm_table_parse(buf, sizeof(text) - 1, &spec, err, 11);
+	CHECK_EQ("errlen 11", -EINVAL, ret);
+	CHECK_STR("errlen 11", "line 1: un", err);
+	CHECK_EQ("errlen 11 untouched", 'z', err[11]);
+	memcpy(buf, text, sizeof(text));
+	ret = pdm_table_parse(buf, sizeof(text) - 1, &spec, err, 1);
+	CHECK_STR("errlen 1", "", err);
+	memcpy(buf, text, sizeof(text));
+	ret = pdm_table_parse(buf, sizeof(text) - 1, &spec, NULL, 0);
+	CHECK_EQ("errlen 0", -EINVAL, ret);
+	CHECK_EQ("errlen 0 empty", 0, spec.nr_segs);
+	pdm_table_spec_free(&spec);
+	pdm_table_spec_free(&spec);
+}
+
+/* Each allocation failing in turn: -ENOMEM, an empty spec, no leak. */
+static void test_enomem(void)
+{
+	static const char text[] =
+		"0 16 linear a 0\n16 64 striped 4 8 a 0 b 0 c 0 d 0\n";
+	char many[32 * 24];
+	struct parsed p;
+	size_t n = 0;
+	int k;
+
+	for (k = 1; k < 100; k++) {
+		alloc_fail_in = k;
+		parse(&p, TXT(text));
+		if (!p.ret)
+			break;
+		CHECK_EQ("enomem", -ENOMEM, p.ret);
+		CHECK_EQ("enomem", 0, p.spec.nr_segs);
+		CHECK_EQ("enomem", 0, (uintptr_t)p.spec.segs);
+		/* The segment array and line 1's legs, then line 2's legs. */
+		CHECK_STR("enomem", k < 3 ? "line 1: out of memory" :
+			  "line 2: out of memory", p.err);
+		done(&p);
+	}
+	CHECK_EQ("enomem allocations", 4, k);	/* segs, 2 legs, success */
+	done(&p);
+
+	/* Failing to grow the segment array, past its first size. */
+	for (k = 0; k < 24; k++)
+		n += sprintf(many + n, "%d 8 linear a 0\n", 8 * k);
+	alloc_fail_in = 18;	/* 16 segments in: the krealloc() */
+	parse(&p, many, n);
+	CHECK_EQ("enomem grow", -ENOMEM, p.ret);
+	CHECK_STR("enomem grow", "line 17: out of memory", p.err);
+	done(&p);
+	alloc_fail_in = 0;
+}
+
+/* ---- the malformed corpus ---- */
+
+enum gen {
+	GEN_NONE,
+	GEN_MANY_STRIPES,	/* PDM_MAX_STRIPES + 1 full pairs */
+	GEN_MANY_SEGMENTS,	/* PDM_MAX_SEGMENTS + 1 valid lines */
+	GEN_LONG_LINE,		/* a valid segment, padded past PDM_MAX_LINE */
+	GEN_LONG_DEV,		/* a device name of PDM_MAX_DEV_NAME + 1 */
+	GEN_OVERSIZE,		/* a valid table of PDM_MAX_TABLE + 1 bytes */
+};
+
+struct bad {
+	const char *name;	/* file NN-name.table, NULL: not a file */
+	const char *text;
+	size_t len;
+	enum gen gen;
+	int err;
+	u32 line;
+	const char *msg;	/* the message after "line N: ", a prefix */
+};
+
+#define BAD(name, text, err, line, msg) \
+	{ name, TXT(text), GEN_NONE, err, line, msg }
+#define BADGEN(name, gen, err, line, msg) \
+	{ name, NULL, 0, gen, err, line, msg }
+
+static const struct bad bad[] = {
+	BAD("unknown-target", "0 8 mirror /dev/nullb0 0\n",
+	    EINVAL, 1, "unknown target 'mirror'"),
+	BAD("target-uppercase", "0 8 LINEAR /dev/nullb0 0\n",
+	    EINVAL, 1, "unknown target 'LINEAR'"),
+	BAD("empty", "", EINVAL, 1, "no segments"),
+	BAD("only-comments", "# a pdm table\n\n   # with nothing in it\n",
+	    EINVAL, 3, "no segments"),
+	BAD("only-blanks", " \n\t\n\n", EINVAL, 3, "no segments"),
+	BAD("hex-length", "0 0x10 linear /dev/nullb0 0\n",
+	    EINVAL, 1, "length '0x10' is not a decimal number"),
+	BAD("hex-offset", "0 16 linear /dev/nullb0 0x800\n",
+	    EINVAL, 1, "offset '0x800' is not a decimal number"),
+	BAD("negative-length", "0 -8 linear /dev/nullb0 0\n",
+	    EINVAL, 1, "length '-8' is not a decimal number"),
+	BAD("negative-offset", "0 8 linear /dev/nullb0 -1\n",
+	    EINVAL, 1, "offset '-1' is not a decimal number"),
+	BAD("plus-sign", "+0 8 linear /dev/nullb0 0\n",
+	    EINVAL, 1, "start '+0' is not a decimal number"),
+	BAD("unit-suffix", "0 8k linear /dev/nullb0 0\n",
+	    EINVAL, 1, "length '8k' is not a decimal number"),
+	BAD("trailing-junk", "0 8 linear /dev/nullb0 0;\n",
+	    EINVAL, 1, "offset '0;' is not a decimal number"),
+	BAD("length-over-u64",
+	    "0 18446744073709551616 linear /dev/nullb0 0\n",
+	    ERANGE, 1, "length '18446744073709551616' is over 18446744073709551615"),
+	BAD("start-over-u64",
+	    "0 8 linear /dev/nullb0 0\n"
+	    "99999999999999999999999 8 linear /dev/nullb1 0\n",
+	    ERANGE, 2, "start '99999999999999999999999' is over"),
+	BAD("offset-over-u64", "0 8 linear /dev/nullb0 18446744073709551616\n",
+	    ERANGE, 1, "offset '18446744073709551616' is over"),
+	BAD("nr-over-u32",
+	    "0 16 striped 4294967296 8 /dev/nullb0 0 /dev/nullb1 0\n",
+	    ERANGE, 1, "nr '4294967296' is over 4294967295"),
+	BAD("chunk-over-u32",
+	    "0 16 striped 2 4294967296 /dev/nullb0 0 /dev/nullb1 0\n",
+	    ERANGE, 1, "chunk_sectors '4294967296' is over 4294967295"),
+	BAD("not-from-zero", "8 8 linear /dev/nullb0 0\n",
+	    EINVAL, 1, "gap: segment starts at 8, expected 0"),
+	BAD("gap", "0 64 linear /dev/nullb0 0\n100 8 linear /dev/nullb1 0\n",
+	    EINVAL, 2, "gap: segment starts at 100, expected 64"),
+	BAD("overlap", "0 64 linear /dev/nullb0 0\n32 8 linear /dev/nullb1 0\n",
+	    EINVAL, 2, "overlap: segment starts at 32, expected 64"),
+	BAD("overlap-after-comment",
+	    "# two halves\n0 64 linear /dev/nullb0 0\n\n0 64 linear /dev/nullb1 0\n",
+	    EINVAL, 4, "overlap: segment starts at 0, expected 64"),
+	BAD("zero-length", "0 0 linear /dev/nullb0 0\n",
+	    EINVAL, 1, "zero length"),
+	BAD("zero-length-second",
+	    "0 8 linear /dev/nullb0 0\n8 0 linear /dev/nullb1 0\n",
+	    EINVAL, 2, "zero length"),
+	BAD("chunk-not-pow2", "0 48 striped 2 12 /dev/nullb0 0 /dev/nullb1 0\n",
+	    EINVAL, 1, "chunk_sectors 12 is not a power of two"),
+	BAD("chunk-too-small", "0 16 striped 2 4 /dev/nullb0 0 /dev/nullb1 0\n",
+	    EINVAL, 1, "chunk_sectors 4 is under 8 (4 KiB)"),
+	BAD("chunk-zero", "0 16 striped 2 0 /dev/nullb0 0 /dev/nullb1 0\n",
+	    EINVAL, 1, "chunk_sectors 0 is not a power of two"),
+	BAD("stripes-not-dividing",
+	    "0 24 striped 2 8 /dev/nullb0 0 /dev/nullb1 0\n",
+	    EINVAL, 1, "length 24 is not a multiple of 2 stripes * 8 sectors"),
+	BAD("chunk-not-dividing", "0 20 striped 1 8 /dev/nullb0 0\n",
+	    EINVAL, 1, "length 20 is not a multiple of 1 stripes * 8 sectors"),
+	BAD("zero-stripes", "0 8 striped 0 8\n",
+	    EINVAL, 1, "striped over 0 devices"),
+	BADGEN("too-many-stripes", GEN_MANY_STRIPES,
+	       E2BIG, 1, "65 stripes, over 64"),
+	BADGEN("too-many-segments", GEN_MANY_SEGMENTS,
+	       E2BIG, 1025, "more than 1024 segments"),
+	BAD("linear-missing-offset", "0 8 linear /dev/nullb0\n",
+	    EINVAL, 1, "missing offset"),
+	BAD("linear-missing-device", "0 8 linear\n",
+	    EINVAL, 1, "missing device"),
+	BAD("linear-extra-argument", "0 8 linear /dev/nullb0 0 0\n",
+	    EINVAL, 1, "extra argument '0'"),
+	BAD("striped-missing-pair", "0 16 striped 2 8 /dev/nullb0 0\n",
+	    EINVAL, 1, "missing device 2 of 2"),
+	BAD("striped-missing-offset",
+	    "0 16 striped 2 8 /dev/nullb0 0 /dev/nullb1\n",
+	    EINVAL, 1, "missing offset"),
+	BAD("striped-extra-pair",
+	    "0 16 striped 2 8 /dev/nullb0 0 /dev/nullb1 0 /dev/nullb0 8\n",
+	    EINVAL, 1, "extra argument '/dev/nullb0'"),
+	BAD("striped-missing-chunk", "0 16 striped 2\n",
+	    EINVAL, 1, "missing chunk_sectors"),
+	BAD("missing-length", "0\n", EINVAL, 1, "missing length"),
+	BAD("missing-target", "0 8\n", EINVAL, 1, "missing target"),
+	BAD("comment-eats-offset", "0 8 linear /dev/nullb0 # 0\n",
+	    EINVAL, 1, "missing offset"),
+	BADGEN("long-line", GEN_LONG_LINE,
+	       E2BIG, 2, "longer than 4096 bytes"),
+	BAD("nul-byte", "0 8 linear /dev/null\0b0 0\n",
+	    EINVAL, 1, "NUL byte at column 21"),
+	BAD("nul-in-comment", "0 8 linear /dev/nullb0 0\n# \0\n",
+	    EINVAL, 2, "NUL byte at column 3"),
+	BAD("control-byte", "0 8 linear /dev/\x01nullb0 0\n",
+	    EINVAL, 1, "non-printable byte 0x01 at column 17"),
+	BAD("high-byte", "0 8 linear /dev/nullb\xc3\xa9 0\n",
+	    EINVAL, 1, "non-printable byte 0xc3 at column 22"),
+	BAD("binary-junk", "\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+	    EINVAL, 1, "non-printable byte 0x89 at column 1"),
+	BAD("bare-cr", "0 8 linear\r/dev/nullb0 0\n",
+	    EINVAL, 1, "non-printable byte 0x0d at column 11"),
+	BAD("vertical-tab", "0 8\vlinear /dev/nullb0 0\n",
+	    EINVAL, 1, "non-printable byte 0x0b at column 4"),
+	BADGEN("device-name-too-long", GEN_LONG_DEV,
+	       ENAMETOOLONG, 1, "device name of 256 bytes is over 255"),
+	BAD("end-overflow",
+	    "0 8 linear /dev/nullb0 0\n8 18446744073709551615 linear /dev/nullb1 0\n",
+	    ERANGE, 2, "start 8 + length 18446744073709551615 overflows"),
+	BAD("offset-end-overflow",
+	    "0 16 linear /dev/nullb0 18446744073709551610\n",
+	    ERANGE, 1, "offset 18446744073709551610 + 16 sectors overflows"),
+	BAD("striped-offset-end-overflow",
+	    "0 32 striped 2 8 /dev/nullb0 0 /dev/nullb1 18446744073709551610\n",
+	    ERANGE, 1, "offset 18446744073709551610 + 16 sectors overflows"),
+	BAD("error-on-third-line",
+	    "0 8 linear /dev/nullb0 0\n8 8 linear /dev/nullb1 0\n"
+	    "16 8 linear /dev/nullb0 zero\n",
+	    EINVAL, 3, "offset 'zero' is not a decimal number"),
+	BADGEN(NULL, GEN_OVERSIZE, E2BIG, 1, "table of 1048577 bytes is over"),
+};
+
+/* The text of a corpus entry, malloc'd; its length in *len. */
+static char *bad_text(const struct bad *b, size_t *len)
+{
+	char *buf = malloc(PDM_MAX_TABLE + 1);
+	size_t n = 0;
+	u32 k;
+
+	if (!buf)
+		exit(2);
+	switch (b->gen) {
+	case GEN_NONE:
+		memcpy(buf, b->text, b->len);
+		n = b->len;
+		break;
+	case GEN_MANY_STRIPES:
+		n = sprintf(buf, "0 %u striped %u 8", 8 * (PDM_MAX_STRIPES + 1),
+			    PDM_MAX_STRIPES + 1);
+		for (k = 0; k <= PDM_MAX_STRIPES; k++)
+			n += sprintf(buf + n, " /dev/nullb%u %u", k % 2, 8 * k);
+		n += sprintf(buf + n, "\n");
+		break;
+	case GEN_MANY_SEGMENTS:
+		for (k = 0; k <= PDM_MAX_SEGMENTS; k++)
+			n += sprintf(buf + n, "%u 8 linear /dev/nullb0 %u\n",
+				     8 * k, 8 * k);
+		break;
+	case GEN_LONG_LINE:
+		n = sprintf(buf, "0 8 linear /dev/nullb0 0\n");
+		n += sprintf(buf + n, "8 8 linear /dev/nullb1 0 #");
+		memset(buf + n, 'x', PDM_MAX_LINE + 26 - n);
+		n = PDM_MAX_LINE + 26;
+		buf[n++] = '\n';
+		break;
+	case GEN_LONG_DEV:
+		n = sprintf(buf, "0 8 linear /dev/");
+		memset(buf + n, 'x', PDM_MAX_DEV_NAME + 1 - 5);
+		n += PDM_MAX_DEV_NAME + 1 - 5;
+		n += sprintf(buf + n, " 0\n");
+		break;
+	case GEN_OVERSIZE:
+		n = sprintf(buf, "0 8 linear /dev/nullb0 0\n");
+		memset(buf + n, '\n', PDM_MAX_TABLE + 1 - n);
+		n = PDM_MAX_TABLE + 1;
+		break;
+	}
+	*len = n;
+	return buf;
+}
+
+static const int errnos[] = { EINVAL, ERANGE, E2BIG, ENAMETOOLONG };
+
+static const char *errno_name(int err)
+{
+	switch (err) {
+	case EINVAL: return "EINVAL";
+	case ERANGE: return "ERANGE";
+	case E2BIG: return "E2BIG";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	}
+	return "?";
+}
+
+static void bad_file(char *path, size_t size, size_t i)
+{
+	snprintf(path, size, BAD_DIR "/%02zu-%s.table", i + 1, bad[i].name);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+
+	if (!f)
+		return NULL;
+	buf = malloc(PDM_MAX_TABLE + 2);
+	if (!buf)
+		exit(2);
+	*len = fread(buf, 1, PDM_MAX_TABLE + 2, f);
+	fclose(f);
+	return buf;
+}
+
+static void check_bad(const char *name, const char *text, size_t len,
+		      int err, u32 line, const char *msg)
+{
+	struct parsed p;
+	char head[32];
+
+	parse(&p, text, len);
+	CHECK_EQ(name, -err, p.ret);
+	CHECK_EQ(name, 0, p.spec.nr_segs);
+	CHECK_EQ(name, 0, (uintptr_t)p.spec.segs);
+	CHECK_EQ(name, 0, p.spec.sectors);
+	CHECK_EQ(name, 1, memchr(p.err, '\0', sizeof(p.err)) != NULL);
+	if (line) {
+		snprintf(head, sizeof(head), "line %u: ", line);
+		CHECK_EQ(name, 0, strncmp(p.err, head, strlen(head)));
+	}
+	if (msg) {
+		const char *got = strstr(p.err, ": ");
+
+		CHECK_EQ(name, 0, got ? strncmp(got + 2, msg, strlen(msg)) : 1);
+	}
+	if (p.ret != -err || (msg && !strstr(p.err, msg)))
+		printf("  %s: got %d '%s'\n", name, p.ret, p.err);
+	else if (msg)
+		printf("ok %s: %s\n", name, p.err);
+	done(&p);
+}
+
+static void test_bad_corpus(void)
+{
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *text = bad_text(&bad[i], &len);
+		char path[128];
+		char *file;
+		size_t flen;
+
+		check_bad(bad[i].name ? bad[i].name : "oversize", text, len,
+			  bad[i].err, bad[i].line, bad[i].msg);
+		if (bad[i].name) {
+			/* The committed file is this entry, byte for byte. */
+			bad_file(path, sizeof(path), i);
+			file = read_file(path, &flen);
+			CHECK_EQ(path, 1, file != NULL);
+			if (file) {
+				CHECK_EQ(path, len, flen);
+				CHECK_EQ(path, 0, flen == len ?
+					 memcmp(file, text, len) : 1);
+			}
+			free(file);
+		}
+		free(text);
+	}
+}
+
+/* Every file EXPECTED names gives its errno; it lists the whole corpus. */
+static void test_manifest(void)
+{
+	FILE *f = fopen(BAD_DIR "/EXPECTED", "r");
+	char line[256], file[128], name[32], path[192];
+	size_t entries = 0, files = 0, i, len;
+
+	CHECK_EQ("manifest", 1, f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *text;
+		int err = 0;
+
+		if (sscanf(line, "%127s %31s", file, name) != 2)
+			continue;
+		entries++;
+		for (i = 0; i < ARRAY_SIZE(errnos); i++)
+			if (!strcmp(errno_name(errnos[i]), name))
+				err = errnos[i];
+		CHECK_EQ(file, 1, err != 0);
+		snprintf(path, sizeof(path), BAD_DIR "/%s", file);
+		text = read_file(path, &len);
+		CHECK_EQ(path, 1, text != NULL);
+		if (text && err)
+			check_bad(path, text, len, err, 0, NULL);
+		free(text);
+	}
+	fclose(f);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		files += bad[i].name != NULL;
+	CHECK_EQ("manifest entries", files, entries);
+	CHECK_EQ("at least 30", 1, entries >= 30);
+}
+
+static void test_good_files(void)
+{
+	DIR *d = opendir(GOOD_DIR);
+	struct dirent *e;
+	char path[512];
+	int files = 0;
+
+	CHECK_EQ("good dir", 1, d != NULL);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		struct parsed p;
+		char *text;
+		size_t len;
+
+		if (!strstr(e->d_name, ".table"))
+			continue;
+		snprintf(path, sizeof(path), GOOD_DIR "/%s", e->d_name);
+		text = read_file(path, &len);
+		CHECK_EQ(path, 1, text != NULL);
+		if (!text)
+			continue;
+		check_good(path, text, len, &p);
+		done(&p);
+		free(text);
+		files++;
+	}
+	closedir(d);
+	CHECK_EQ("good files", 1, files >= 3);
+}
+
+/* Rewrite tests/pdm-tables/bad/ from the corpus above. */
+static int write_corpus(void)
+{
+	FILE *m = fopen(BAD_DIR "/EXPECTED", "w");
+	size_t i, len;
+
+	if (!m) {
+		perror(BAD_DIR "/EXPECTED");
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		char path[128], *text;
+		FILE *f;
+
+		if (!bad[i].name)
+			continue;
+		bad_file(path, sizeof(path), i);
+		text = bad_text(&bad[i], &len);
+		f = fopen(path, "wb");
+		if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+			perror(path);
+			return 1;
+		}
+		fprintf(m, "%s %s\n", path + strlen(BAD_DIR "/"),
+			errno_name(bad[i].err));
+		free(text);
+	}
+	return fclose(m) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--write-corpus"))
+		return write_corpus();
+	test_linear();
+	test_striped();
+	test_mixed();
+	test_limits();
+	test_errlen();
+	test_enomem();
+	test_bad_corpus();
+	test_manifest();
+	test_good_files();
+	return unit_done("table");
+}
