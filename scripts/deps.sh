@@ -23,7 +23,7 @@ done
 
 pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
       "linux-headers-$KABI-$flavour" linux-source-6.1
-      qemu-system-x86 busybox-static fio liburing-dev dmsetup clang)
+      qemu-system-x86 busybox-static fio liburing-dev dmsetup clang libclang-rt-14-dev)
 
 missing=()
 for p in "${pkgs[@]}"; do
