@@ -2,14 +2,207 @@
 /*
  * pdm: a bio-based stacking block driver with io_uring IOPOLL support.
  *
- * This file holds the module's entry points and the control device.
+ * This file holds the module's entry points and the control device,
+ * /dev/pdm-control: root only, one versioned ioctl per dmsetup verb.
  */
+#include <linux/blkdev.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <uapi/linux/pdm.h>
+
+#include "pdm.h"
+
+DEFINE_MUTEX(pdm_ctl_mutex);
+int pdm_major;
+
+/* Output larger than this is refused rather than allocated. */
+#define PDM_MAX_OUT	(4U << 20)
+
+static bool pdm_name_ok(const char *name)
+{
+	size_t len = strnlen(name, PDM_NAME_LEN);
+
+	if (!len || len == PDM_NAME_LEN || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	for (; *name; name++)
+		if (*name <= ' ' || *name > '~' || *name == '/')
+			return false;
+	return true;
+}
+
+static void pdm_fill_info(struct pdm_dev *pd, struct pdm_ioctl *hdr)
+{
+	hdr->dev = new_encode_dev(disk_devt(pd->disk));
+	hdr->open_count = pdm_dev_open_count(pd);
+	hdr->nr_segments = pd->map->spec.nr_segs;
+	hdr->sectors = pd->map->spec.sectors;
+	hdr->flags &= ~(PDM_F_SUSPENDED | PDM_F_INACTIVE | PDM_F_POLL);
+	if (pdm_dev_suspended(pd))
+		hdr->flags |= PDM_F_SUSPENDED;
+	if (pd->inactive)
+		hdr->flags |= PDM_F_INACTIVE;
+	if (pd->map->poll)
+		hdr->flags |= PDM_F_POLL;
+}
+
+/* Write the command's text output to the user's buffer, or say it is full. */
+static int pdm_put_out(struct pdm_ioctl *hdr, void __user *udata,
+		       const char *out, size_t len)
+{
+	hdr->data_len = len;
+	if (len > hdr->data_size - hdr->data_start) {
+		hdr->flags |= PDM_F_BUFFER_FULL;
+		return 0;
+	}
+	return copy_to_user(udata, out, len) ? -EFAULT : 0;
+}
+
+/* Copy in the table text of CREATE and RELOAD. */
+static char *pdm_get_text(const struct pdm_ioctl *hdr,
+			  const void __user *udata, char *err)
+{
+	char *text;
+
+	if (hdr->data_len > hdr->data_size - hdr->data_start) {
+		pdm_err(err, "table length %u exceeds the buffer", hdr->data_len);
+		return ERR_PTR(-EINVAL);
+	}
+	if (hdr->data_len > PDM_MAX_TABLE) {
+		pdm_err(err, "table of %u bytes exceeds %u", hdr->data_len,
+			PDM_MAX_TABLE);
+		return ERR_PTR(-E2BIG);
+	}
+	text = kvmalloc(hdr->data_len + 1, GFP_KERNEL);
+	if (!text)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(text, udata, hdr->data_len)) {
+		kvfree(text);
+		return ERR_PTR(-EFAULT);
+	}
+	text[hdr->data_len] = '\0';
+	return text;
+}
+
+static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr,
+		      void __user *udata, char *text, char *out, size_t room)
+{
+	struct pdm_dev *pd = NULL;
+	int ret = 0;
+
+	if (cmd == PDM_IOC_LIST)
+		return pdm_put_out(hdr, udata, out, pdm_dev_list(out, room));
+	if (cmd == PDM_IOC_CREATE) {
+		ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
+				     &pd);
+		if (!ret)
+			pdm_fill_info(pd, hdr);
+		return ret;
+	}
+
+	pd = pdm_dev_find(hdr->name);
+	if (!pd) {
+		pdm_err(hdr->err, "%s: no such device", hdr->name);
+		return -ENXIO;
+	}
+	switch (cmd) {
+	case PDM_IOC_REMOVE:
+		return pdm_dev_remove(pd, hdr->err);
+	case PDM_IOC_INFO:
+		break;
+	case PDM_IOC_TABLE:
+		if (hdr->flags & PDM_F_QUERY_INACTIVE) {
+			ret = pdm_put_out(hdr, udata, out, pd->inactive ?
+				pdm_map_format_table(pd->inactive, out, room) :
+				0);
+		} else {
+			ret = pdm_put_out(hdr, udata, out,
+				pdm_map_format_table(pd->map, out, room));
+		}
+		break;
+	case PDM_IOC_STATUS:
+		ret = pdm_put_out(hdr, udata, out,
+				  pdm_map_format_status(pd, pd->map, out,
+							room));
+		break;
+	case PDM_IOC_RELOAD:
+		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
+		break;
+	case PDM_IOC_SUSPEND:
+		ret = pdm_dev_suspend(pd, hdr->err);
+		break;
+	case PDM_IOC_RESUME:
+		ret = pdm_dev_resume(pd, hdr->err);
+		break;
+	}
+	pdm_fill_info(pd, hdr);
+	return ret;
+}
+
+static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
+{
+	bool takes_text = cmd == PDM_IOC_CREATE || cmd == PDM_IOC_RELOAD;
+	bool gives_text = cmd == PDM_IOC_LIST || cmd == PDM_IOC_TABLE ||
+			  cmd == PDM_IOC_STATUS;
+	struct pdm_ioctl hdr;
+	void __user *udata;
+	char *text = NULL, *out = NULL;
+	size_t room = 0;
+	int ret;
+
+	if (copy_from_user(&hdr, uhdr, sizeof(hdr)))
+		return -EFAULT;
+	memset(hdr.err, 0, sizeof(hdr.err));
+	hdr.flags &= PDM_F_QUERY_INACTIVE;
+	ret = -EINVAL;
+	if (hdr.version[0] != PDM_ABI_MAJOR) {
+		pdm_err(hdr.err, "ABI %u.x is not %u.x", hdr.version[0],
+			PDM_ABI_MAJOR);
+		goto reply;
+	}
+	if (hdr.data_size < sizeof(hdr) || hdr.data_start < sizeof(hdr) ||
+	    hdr.data_start > hdr.data_size) {
+		pdm_err(hdr.err, "bad data_size %u or data_start %u",
+			hdr.data_size, hdr.data_start);
+		goto reply;
+	}
+	if (cmd != PDM_IOC_LIST && !pdm_name_ok(hdr.name)) {
+		pdm_err(hdr.err, "bad device name");
+		goto reply;
+	}
+	udata = (char __user *)uhdr + hdr.data_start;
+
+	if (takes_text) {
+		text = pdm_get_text(&hdr, udata, hdr.err);
+		if (IS_ERR(text)) {
+			ret = PTR_ERR(text);
+			text = NULL;
+			goto reply;
+		}
+	} else if (gives_text) {
+		room = min(hdr.data_size - hdr.data_start, PDM_MAX_OUT);
+		out = kvmalloc(max_t(size_t, room, 1), GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!out)
+			goto reply;
+	}
+
+	mutex_lock(&pdm_ctl_mutex);
+	ret = pdm_do_cmd(cmd, &hdr, udata, text, out, room);
+	mutex_unlock(&pdm_ctl_mutex);
+	/* A created or reloaded device owns the text now. */
+	if (!ret && takes_text)
+		text = NULL;
+reply:
+	kvfree(text);
+	kvfree(out);
+	if (copy_to_user(uhdr, &hdr, sizeof(hdr)))
+		return -EFAULT;
+	return ret;
+}
 
 static long pdm_ctl_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
@@ -27,6 +220,16 @@ static long pdm_ctl_ioctl(struct file *file, unsigned int cmd,
 		if (copy_to_user((void __user *)arg, &ver, sizeof(ver)))
 			return -EFAULT;
 		return 0;
+	case PDM_IOC_CREATE:
+	case PDM_IOC_REMOVE:
+	case PDM_IOC_LIST:
+	case PDM_IOC_INFO:
+	case PDM_IOC_TABLE:
+	case PDM_IOC_STATUS:
+	case PDM_IOC_RELOAD:
+	case PDM_IOC_SUSPEND:
+	case PDM_IOC_RESUME:
+		return pdm_ctl_cmd(cmd, (struct pdm_ioctl __user *)arg);
 	default:
 		return -ENOTTY;
 	}
@@ -49,12 +252,22 @@ static struct miscdevice pdm_ctl_dev = {
 
 static int __init pdm_init(void)
 {
-	return misc_register(&pdm_ctl_dev);
+	int ret;
+
+	pdm_major = register_blkdev(0, "pdm");
+	if (pdm_major < 0)
+		return pdm_major;
+	ret = misc_register(&pdm_ctl_dev);
+	if (ret)
+		unregister_blkdev(pdm_major, "pdm");
+	return ret;
 }
 
+/* Every device holds a module reference, so none is left here. */
 static void __exit pdm_exit(void)
 {
 	misc_deregister(&pdm_ctl_dev);
+	unregister_blkdev(pdm_major, "pdm");
 }
 
 module_init(pdm_init);

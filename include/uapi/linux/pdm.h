@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
  * pdm control device ABI (/dev/pdm-control).
+ *
+ * Every command but PDM_IOC_VERSION takes a struct pdm_ioctl at the start
+ * of a buffer of data_size bytes.  Variable data (table text in, table or
+ * status text or a device list out) lives in the same buffer at
+ * data_start.  The header is copied back on success and on failure, so
+ * that a failed command can explain itself in err[].
  */
 #ifndef _UAPI_LINUX_PDM_H
 #define _UAPI_LINUX_PDM_H
@@ -14,12 +20,62 @@
 #define PDM_ABI_MAJOR		1
 #define PDM_ABI_MINOR		0
 
+#define PDM_NAME_LEN		128	/* device name, NUL included */
+#define PDM_MSG_LEN		256	/* err[], NUL included */
+
 struct pdm_version {
 	__u32 major;
 	__u32 minor;
 };
 
+/* pdm_ioctl.flags */
+#define PDM_F_SUSPENDED		(1U << 0)	/* out: I/O is held back */
+#define PDM_F_INACTIVE		(1U << 1)	/* out: a reloaded table waits */
+#define PDM_F_POLL		(1U << 2)	/* out: io_uring IOPOLL works */
+#define PDM_F_BUFFER_FULL	(1U << 3)	/* out: data did not fit */
+#define PDM_F_QUERY_INACTIVE	(1U << 4)	/* in: TABLE of the inactive */
+
+struct pdm_ioctl {
+	__u32 version[2];	/* in: PDM_ABI_MAJOR, PDM_ABI_MINOR */
+	__u32 data_size;	/* in: bytes of the whole buffer */
+	__u32 data_start;	/* in/out: offset of the data in the buffer */
+	__u32 data_len;		/* in/out: bytes of data used */
+	__u32 flags;		/* in/out: PDM_F_* */
+	__u32 dev;		/* out: the device, new_encode_dev() */
+	__s32 open_count;	/* out: openers of the device */
+	__u32 nr_segments;	/* out: segments of the active table */
+	__u32 padding;
+	__u64 sectors;		/* out: size of the active table */
+	char name[PDM_NAME_LEN];	/* in: the device's name */
+	char err[PDM_MSG_LEN];		/* out: why a command failed */
+};
+
+/* One entry of the PDM_IOC_LIST output, packed back to back. */
+struct pdm_list_entry {
+	__u32 dev;		/* new_encode_dev() */
+	__u32 padding;
+	char name[PDM_NAME_LEN];
+};
+
 #define PDM_IOC_MAGIC		0xfd
 #define PDM_IOC_VERSION		_IOR(PDM_IOC_MAGIC, 0x00, struct pdm_version)
+/* name + table text: create the device and make the table live */
+#define PDM_IOC_CREATE		_IOWR(PDM_IOC_MAGIC, 0x01, struct pdm_ioctl)
+/* name: remove an unopened device */
+#define PDM_IOC_REMOVE		_IOWR(PDM_IOC_MAGIC, 0x02, struct pdm_ioctl)
+/* out: struct pdm_list_entry per device */
+#define PDM_IOC_LIST		_IOWR(PDM_IOC_MAGIC, 0x03, struct pdm_ioctl)
+/* name: header fields only */
+#define PDM_IOC_INFO		_IOWR(PDM_IOC_MAGIC, 0x04, struct pdm_ioctl)
+/* name, out: table text (major:minor devices) */
+#define PDM_IOC_TABLE		_IOWR(PDM_IOC_MAGIC, 0x05, struct pdm_ioctl)
+/* name, out: status text, one line per segment, then polling state */
+#define PDM_IOC_STATUS		_IOWR(PDM_IOC_MAGIC, 0x06, struct pdm_ioctl)
+/* name + table text: load it as the inactive table */
+#define PDM_IOC_RELOAD		_IOWR(PDM_IOC_MAGIC, 0x07, struct pdm_ioctl)
+/* name: hold back new I/O and wait for the I/O in flight */
+#define PDM_IOC_SUSPEND		_IOWR(PDM_IOC_MAGIC, 0x08, struct pdm_ioctl)
+/* name: make an inactive table live, if any, and let I/O flow */
+#define PDM_IOC_RESUME		_IOWR(PDM_IOC_MAGIC, 0x09, struct pdm_ioctl)
 
 #endif /* _UAPI_LINUX_PDM_H */

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm devices: create, remove, reload, suspend and resume, and the block
+ * device operations.  The control commands run under pdm_ctl_mutex.
+ */
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "pdm.h"
+
+static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
+static DEFINE_IDA(pdm_minors);
+
+static int pdm_open(struct block_device *bdev, fmode_t mode)
+{
+	struct pdm_dev *pd = bdev->bd_disk->private_data;
+	int ret = 0;
+
+	spin_lock(&pd->open_lock);
+	if (pd->removing)
+		ret = -ENXIO;
+	else
+		pd->open_count++;
+	spin_unlock(&pd->open_lock);
+	return ret;
+}
+
+static void pdm_release(struct gendisk *disk, fmode_t mode)
+{
+	struct pdm_dev *pd = disk->private_data;
+
+	spin_lock(&pd->open_lock);
+	pd->open_count--;
+	spin_unlock(&pd->open_lock);
+}
+
+const struct block_device_operations pdm_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= pdm_submit_bio,
+	.poll_bio	= pdm_poll_bio,
+	.open		= pdm_open,
+	.release	= pdm_release,
+};
+
+static void pdm_active_release(struct percpu_ref *ref)
+{
+	struct pdm_dev *pd = container_of(ref, struct pdm_dev, active);
+
+	wake_up_all(&pd->drained);
+}
+
+struct pdm_dev *pdm_dev_find(const char *name)
+{
+	struct pdm_dev *pd;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	list_for_each_entry(pd, &pdm_devs, node)
+		if (!strcmp(pd->name, name))
+			return pd;
+	return NULL;
+}
+
+int pdm_dev_open_count(struct pdm_dev *pd)
+{
+	int n;
+
+	spin_lock(&pd->open_lock);
+	n = pd->open_count;
+	spin_unlock(&pd->open_lock);
+	return n;
+}
+
+bool pdm_dev_suspended(struct pdm_dev *pd)
+{
+	return READ_ONCE(pd->suspended);
+}
+
+/* Everything but the disk and the maps. */
+static void pdm_dev_free(struct pdm_dev *pd)
+{
+	bioset_exit(&pd->bs);
+	percpu_ref_exit(&pd->active);
+	free_percpu(pd->stats);
+	if (pd->minor >= 0)
+		ida_free(&pdm_minors, pd->minor);
+	kfree(pd);
+}
+
+static struct pdm_dev *pdm_dev_alloc(const char *name)
+{
+	struct pdm_dev *pd;
+
+	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
+	if (!pd)
+		return NULL;
+	pd->minor = -1;
+	strscpy(pd->name, name, sizeof(pd->name));
+	init_waitqueue_head(&pd->drained);
+	spin_lock_init(&pd->defer_lock);
+	spin_lock_init(&pd->open_lock);
+	bio_list_init(&pd->deferred);
+	pd->stats = alloc_percpu(struct pdm_stats);
+	if (!pd->stats)
+		goto fail;
+	if (percpu_ref_init(&pd->active, pdm_active_release,
+			    PERCPU_REF_ALLOW_REINIT, GFP_KERNEL)) {
+		free_percpu(pd->stats);
+		pd->stats = NULL;
+		goto fail;
+	}
+	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD, 0))
+		goto fail_ref;
+	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
+	if (pd->minor < 0)
+		goto fail_ref;
+	return pd;
+fail_ref:
+	pdm_dev_free(pd);
+	return NULL;
+fail:
+	kfree(pd);
+	return NULL;
+}
+
+/**
+ * pdm_dev_create() - create a device with a live table
+ * @name: its name, unique
+ * @text: the table text (kvmalloc'd; owned by the device on success)
+ * @len:  bytes of @text
+ * @err:  PDM_MSG_LEN bytes for a message on failure
+ * @out:  the new device
+ *
+ * Return: 0 or a negative errno, with nothing created or left open.
+ */
+int pdm_dev_create(const char *name, char *text, size_t len, char *err,
+		   struct pdm_dev **out)
+{
+	struct pdm_map *map;
+	struct gendisk *disk;
+	struct pdm_dev *pd;
+	int ret;
+
+	if (pdm_dev_find(name)) {
+		pdm_err(err, "%s: a device of that name exists", name);
+		return -EEXIST;
+	}
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	ret = -ENOMEM;
+	pd = pdm_dev_alloc(name);
+	if (!pd)
+		goto put_module;
+	disk = blk_alloc_disk(NUMA_NO_NODE);
+	if (!disk)
+		goto free_dev;
+	disk->major = pdm_major;
+	disk->first_minor = pd->minor;
+	disk->minors = 1;
+	disk->fops = &pdm_fops;
+	disk->private_data = pd;
+	disk->flags |= GENHD_FL_NO_PART;
+	snprintf(disk->disk_name, DISK_NAME_LEN, "pdm%d", pd->minor);
+	pd->disk = disk;
+
+	map = pdm_map_build(pd, text, len, err);
+	if (IS_ERR(map)) {
+		ret = PTR_ERR(map);
+		goto put_disk;
+	}
+	pd->map = map;
+	pdm_map_apply(pd, map);
+	ret = device_add_disk(NULL, disk, pdm_attr_groups);
+	if (ret) {
+		pdm_err(err, "%s: cannot add the disk", name);
+		pd->map = NULL;
+		map->text = NULL;	/* the caller frees it on failure */
+		pdm_map_free(pd, map);
+		goto put_disk;
+	}
+	list_add_tail(&pd->node, &pdm_devs);
+	*out = pd;
+	return 0;
+put_disk:
+	put_disk(disk);
+free_dev:
+	pdm_dev_free(pd);
+put_module:
+	module_put(THIS_MODULE);
+	return ret;
+}
+
+/* Fail what a suspended device still holds back. */
+static void pdm_fail_deferred(struct pdm_dev *pd)
+{
+	struct bio_list list;
+	struct bio *bio;
+
+	spin_lock(&pd->defer_lock);
+	list = pd->deferred;
+	bio_list_init(&pd->deferred);
+	spin_unlock(&pd->defer_lock);
+	while ((bio = bio_list_pop(&list)))
+		bio_io_error(bio);
+}
+
+/**
+ * pdm_dev_remove() - remove a device nobody has open
+ * @pd:  the device
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * Return: 0, or -EBUSY with the device untouched.
+ */
+int pdm_dev_remove(struct pdm_dev *pd, char *err)
+{
+	spin_lock(&pd->open_lock);
+	if (pd->open_count) {
+		spin_unlock(&pd->open_lock);
+		pdm_err(err, "%s: in use (open %d times)", pd->name,
+			pd->open_count);
+		return -EBUSY;
+	}
+	pd->removing = true;
+	spin_unlock(&pd->open_lock);
+
+	list_del(&pd->node);
+	/* Closed, so any bio still held back has no one waiting for it. */
+	pdm_fail_deferred(pd);
+	/*
+	 * Close the lower devices before del_gendisk: it drops our slaves/
+	 * directory, and without it bd_unlink_disk_holder() would leave the
+	 * lower devices' holders/ links behind.
+	 */
+	pdm_map_free(pd, pd->inactive);
+	pd->inactive = NULL;
+	pdm_map_free(pd, pd->map);
+	WRITE_ONCE(pd->map, NULL);
+	del_gendisk(pd->disk);
+	put_disk(pd->disk);
+	pdm_dev_free(pd);
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+/**
+ * pdm_dev_reload() - load a table as the device's inactive table
+ * @pd:   the device
+ * @text: the table text (owned by the device on success)
+ * @len:  bytes of @text
+ * @err:  PDM_MSG_LEN bytes for a message on failure
+ *
+ * A table that was already waiting is replaced.  The live table and the
+ * I/O are untouched until resume.
+ */
+int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err)
+{
+	struct pdm_map *map = pdm_map_build(pd, text, len, err);
+
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	pdm_map_free(pd, pd->inactive);
+	pd->inactive = map;
+	return 0;
+}
+
+/* Let I/O flow again after a suspend, then issue what was held back. */
+static void pdm_dev_unblock(struct pdm_dev *pd)
+{
+	struct bio_list list;
+	struct bio *bio;
+
+	percpu_ref_resurrect(&pd->active);
+	spin_lock(&pd->defer_lock);
+	pd->suspended = false;
+	list = pd->deferred;
+	bio_list_init(&pd->deferred);
+	spin_unlock(&pd->defer_lock);
+	while ((bio = bio_list_pop(&list)))
+		submit_bio_noacct(bio);
+}
+
+/**
+ * pdm_dev_suspend() - hold back new I/O and wait for the I/O in flight
+ * @pd:  the device
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * Polled I/O in flight completes only when its poller polls; a poller
+ * that stopped polling keeps the suspend waiting, so the wait is killable
+ * and a killed suspend leaves the device live.
+ */
+int pdm_dev_suspend(struct pdm_dev *pd, char *err)
+{
+	if (pd->suspended)
+		return 0;
+	spin_lock(&pd->defer_lock);
+	pd->suspended = true;
+	spin_unlock(&pd->defer_lock);
+	percpu_ref_kill(&pd->active);
+	if (wait_event_killable(pd->drained,
+				percpu_ref_is_zero(&pd->active))) {
+		pdm_dev_unblock(pd);
+		pdm_err(err, "%s: interrupted waiting for I/O in flight",
+			pd->name);
+		return -EINTR;
+	}
+	return 0;
+}
+
+/**
+ * pdm_dev_resume() - make the inactive table live, if any, and unblock
+ * @pd:  the device
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * As with dmsetup, resuming a live device that has an inactive table
+ * suspends it first: the swap needs a drained device.
+ */
+int pdm_dev_resume(struct pdm_dev *pd, char *err)
+{
+	struct pdm_map *old = NULL;
+	int ret;
+
+	if (pd->inactive) {
+		ret = pdm_dev_suspend(pd, err);
+		if (ret)
+			return ret;
+		old = pd->map;
+		WRITE_ONCE(pd->map, pd->inactive);
+		pd->inactive = NULL;
+		pdm_map_apply(pd, pd->map);
+	}
+	if (pd->suspended)
+		pdm_dev_unblock(pd);
+	pdm_map_free(pd, old);
+	return 0;
+}
+
+/**
+ * pdm_dev_list() - a struct pdm_list_entry per device, in creation order
+ * @out:  where to
+ * @room: bytes at @out
+ *
+ * Return: the bytes the whole list needs; only what fits is written.
+ */
+size_t pdm_dev_list(void *out, size_t room)
+{
+	struct pdm_list_entry entry = {};
+	struct pdm_dev *pd;
+	size_t at = 0;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	list_for_each_entry(pd, &pdm_devs, node) {
+		if (at + sizeof(entry) <= room) {
+			entry.dev = new_encode_dev(disk_devt(pd->disk));
+			strscpy(entry.name, pd->name, sizeof(entry.name));
+			memcpy(out + at, &entry, sizeof(entry));
+		}
+		at += sizeof(entry);
+	}
+	return at;
+}

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm's I/O path: mapping a top bio onto clones for the lower devices,
+ * completing it, and polling it.
+ *
+ * A top bio is never split with bio_split(): each clone covers a range of
+ * it (bio_trim) that lies within one segment, one stripe chunk, and what
+ * the lower queue accepts without splitting.  The last matters for polled
+ * I/O: a REQ_NOWAIT bio that the lower queue has to split fails with
+ * EAGAIN, and io_uring would reissue it forever.
+ *
+ * Completion of a top bio normally happens when its last clone ends.  A
+ * polled top bio, once all its clones are issued, is handed to its poller
+ * instead ("published", see struct pdm_io): clone completions only count
+ * down, and the poll_bio call that finds nothing left completes the top
+ * bio.  So the clones that poll_bio hands to bio_poll() are never freed or
+ * recycled under it, and the top bio (REQ_ALLOC_CACHE) always ends in the
+ * poller's task context.
+ */
+#include <linux/blkdev.h>
+#include <linux/bvec.h>
+#include <linux/io.h>
+#include <linux/percpu.h>
+
+#include "pdm.h"
+
+static void pdm_io_complete(struct pdm_io *io)
+{
+	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
+	struct pdm_dev *pd = io->pd;
+	struct bio *top = io->top;
+	struct pdm_clone *pc, *next;
+
+	if (io->status)
+		top->bi_status = io->status;
+	for (pc = io->clones; pc; pc = next) {
+		next = pc->next;
+		if (pc != &first->clone)
+			bio_put(&pc->bio);
+	}
+	io->magic = 0;
+	/* @io lives in the first clone: it goes last. */
+	bio_put(&first->clone.bio);
+	bio_endio(top);
+	percpu_ref_put(&pd->active);
+}
+
+static void pdm_io_put(struct pdm_io *io)
+{
+	if (atomic_dec_and_test(&io->remaining))
+		pdm_io_complete(io);
+}
+
+static void pdm_clone_endio(struct bio *bio)
+{
+	struct pdm_clone *pc = container_of(bio, struct pdm_clone, bio);
+	struct pdm_io *io = pc->io;
+
+	/* Any one error will do; racing writers only pick which. */
+	if (unlikely(bio->bi_status) && !READ_ONCE(io->status))
+		WRITE_ONCE(io->status, bio->bi_status);
+	WRITE_ONCE(pc->done, true);
+	pdm_io_put(io);
+}
+
+/*
+ * The lower queue splits a data bio where two bvecs leave a gap that its
+ * virt_boundary_mask forbids.
+ */
+static bool pdm_virt_gap(const struct queue_limits *lim,
+			 const struct bio_vec *prev, unsigned int offset)
+{
+	if (!lim->virt_boundary_mask)
+		return false;
+	return ((prev->bv_offset + prev->bv_len) & lim->virt_boundary_mask) ||
+	       (offset & lim->virt_boundary_mask);
+}
+
+/* Segments the lower queue needs for one physically contiguous range. */
+static unsigned int pdm_range_segs(const struct queue_limits *lim,
+				   phys_addr_t addr, unsigned int len)
+{
+	unsigned int segs = 0;
+
+	while (len) {
+		unsigned long boundary = lim->seg_boundary_mask;
+		unsigned int seg = min(len, lim->max_segment_size);
+
+		if (boundary && boundary != ULONG_MAX)
+			seg = min_t(unsigned long, seg,
+				    boundary - (addr & boundary) + 1);
+		addr += seg;
+		len -= seg;
+		segs++;
+	}
+	return segs;
+}
+
+/**
+ * pdm_fit_data() - how much of a data bio a lower queue takes unsplit
+ * @top:   the top bio
+ * @skip:  sectors of @top already mapped
+ * @want:  sectors the caller would like to map from there
+ * @lsec:  the lower sector the range starts at
+ * @q:     the lower queue
+ *
+ * A conservative copy of the lower queue's split rules: its max_sectors
+ * (rounded as blk-mq rounds them to the physical block size), its
+ * chunk_sectors, max_segments and max_segment_size, seg_boundary_mask and
+ * virt_boundary_mask.  Segments are counted per bvec, never merged, so the
+ * count can only be too high, never too low.
+ *
+ * Return: sectors, at least one logical block, at most @want.
+ */
+static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
+				 unsigned int want, sector_t lsec,
+				 struct request_queue *q)
+{
+	const struct queue_limits *lim = &q->limits;
+	unsigned int lbs = lim->logical_block_size >> SECTOR_SHIFT;
+	unsigned int pbs = lim->physical_block_size >> SECTOR_SHIFT;
+	unsigned int max = min(want, lim->max_sectors);
+	unsigned int bytes = 0, segs = 0, fit;
+	struct bvec_iter iter = top->bi_iter;
+	struct bio_vec bv, prev = {};
+
+	if (lim->chunk_sectors)
+		max = min_t(unsigned int, max, lim->chunk_sectors -
+			    (lsec & (lim->chunk_sectors - 1)));
+	if (pbs > 1 && max < want) {
+		unsigned int end = round_down(lsec + max, pbs) - lsec;
+
+		if (end >= lbs && end < max)
+			max = end;
+	}
+
+	bio_advance_iter(top, &iter, (unsigned int)skip << SECTOR_SHIFT);
+	while (iter.bi_size && bytes < (max << SECTOR_SHIFT)) {
+		unsigned int len, need;
+
+		bv = mp_bvec_iter_bvec(top->bi_io_vec, iter);
+		len = min(bv.bv_len, (max << SECTOR_SHIFT) - bytes);
+		if (bytes && pdm_virt_gap(lim, &prev, bv.bv_offset))
+			break;
+		need = pdm_range_segs(lim, page_to_phys(bv.bv_page) +
+				      bv.bv_offset, len);
+		if (segs + need > queue_max_segments(q)) {
+			/* A range within one page is always one segment. */
+			if (!bytes)
+				bytes = min_t(unsigned int, len, PAGE_SIZE -
+					      offset_in_page(bv.bv_offset));
+			break;
+		}
+		bytes += len;
+		segs += need;
+		prev = bv;
+		prev.bv_len = len;
+		bio_advance_iter_single(top, &iter, len);
+	}
+	fit = round_down(bytes >> SECTOR_SHIFT, lbs);
+	return fit ? fit : min(want, lbs);
+}
+
+/* How many sectors starting at @skip of @top may go to @bdev in one clone. */
+static unsigned int pdm_fit(struct bio *top, unsigned int skip,
+			    unsigned int want, sector_t lsec,
+			    struct block_device *bdev)
+{
+	switch (bio_op(top)) {
+	case REQ_OP_READ:
+	case REQ_OP_WRITE:
+		return pdm_fit_data(top, skip, want, lsec,
+				    bdev_get_queue(bdev));
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		return min_not_zero(want, bdev_max_discard_sectors(bdev));
+	case REQ_OP_WRITE_ZEROES:
+		return min_not_zero(want, bdev_write_zeroes_sectors(bdev));
+	default:
+		return want;
+	}
+}
+
+/* Allocate, link and issue one clone.  Returns false if out of memory. */
+static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
+		      struct bio *top, struct block_device *bdev,
+		      unsigned int skip, unsigned int sectors, sector_t lsec,
+		      bool empty_flush)
+{
+	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	struct pdm_io *io = *iop;
+	struct pdm_clone *pc;
+	struct bio *clone;
+
+	if (empty_flush)
+		clone = bio_alloc_bioset(bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH |
+					 REQ_SYNC, gfp, &pd->bs);
+	else
+		clone = bio_alloc_clone(bdev, top, gfp, &pd->bs);
+	if (!clone)
+		return false;
+
+	if (!io) {
+		io = &container_of(clone, struct pdm_io_clone, clone.bio)->io;
+		io->magic = PDM_IO_MAGIC;
+		io->pd = pd;
+		io->top = top;
+		io->saved_private = NULL;
+		atomic_set(&io->remaining, 1);
+		io->status = BLK_STS_OK;
+		io->clones = NULL;
+		*iop = io;
+	}
+	pc = container_of(clone, struct pdm_clone, bio);
+	pc->io = io;
+	pc->done = false;
+	pc->next = io->clones;
+	io->clones = pc;
+	atomic_inc(&io->remaining);
+
+	if (!empty_flush) {
+		bio_trim(clone, skip, sectors);
+		clone->bi_iter.bi_sector = lsec;
+		/* Flushes went to every device on their own. */
+		clone->bi_opf &= ~(REQ_PREFLUSH | REQ_DRV);
+	}
+	if (!bdev_nowait(bdev))
+		clone->bi_opf &= ~REQ_NOWAIT;
+	clone->bi_end_io = pdm_clone_endio;
+	this_cpu_inc(pd->stats->clones);
+	submit_bio_noacct(clone);
+	return true;
+}
+
+/* Locate @sector: the lower device and sector, and sectors left in reach. */
+static void pdm_locate(const struct pdm_map *map, sector_t sector,
+		       struct block_device **bdev, sector_t *lsec,
+		       unsigned int *reach)
+{
+	const struct pdm_seg_spec *seg =
+		&map->spec.segs[pdm_table_find(&map->spec, sector)];
+	u64 off = sector - seg->start;
+	u64 left = seg->len - off;
+
+	if (seg->target == PDM_TARGET_STRIPED) {
+		struct pdm_stripe_geom g = {
+			.nr = seg->nr_legs,
+			.chunk_shift = ilog2(seg->chunk_sectors),
+		};
+		struct pdm_stripe_pos pos;
+
+		pdm_stripe_map(&g, off, &pos);
+		*bdev = seg->legs[pos.leg].bdev;
+		*lsec = seg->legs[pos.leg].offset + pos.leg_sector;
+		left = min_t(u64, left, pos.chunk_left);
+	} else {
+		*bdev = seg->legs[0].bdev;
+		*lsec = seg->legs[0].offset + off;
+	}
+	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
+}
+
+/**
+ * pdm_map_bio() - map a top bio onto clones and issue them
+ * @pd:  the device; the caller holds a reference on pd->active, which
+ *       completing the top bio drops
+ * @top: the bio
+ */
+void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
+{
+	/* Stable while we hold pd->active: see struct pdm_dev. */
+	const struct pdm_map *map = READ_ONCE(pd->map);
+	unsigned int done = 0, left = bio_sectors(top);
+	sector_t sector = top->bi_iter.bi_sector;
+	blk_status_t status = BLK_STS_OK;
+	struct pdm_io *io = NULL;
+	u32 i;
+
+	this_cpu_inc(pd->stats->bios);
+	if (top->bi_opf & REQ_POLLED)
+		this_cpu_inc(pd->stats->polled_bios);
+
+	if (unlikely(!map || sector + left > map->spec.sectors)) {
+		/* Being removed, or deferred across a shrinking reload. */
+		status = BLK_STS_IOERR;
+		goto out;
+	}
+
+	if (top->bi_opf & REQ_PREFLUSH) {
+		for (i = 0; i < map->nr_bdevs; i++) {
+			if (!pdm_issue(pd, &io, top, map->bdevs[i], 0, 0, 0,
+				       true)) {
+				status = BLK_STS_RESOURCE;
+				goto out;
+			}
+		}
+	}
+
+	while (left) {
+		struct block_device *bdev;
+		unsigned int reach;
+		sector_t lsec;
+
+		pdm_locate(map, sector, &bdev, &lsec, &reach);
+		reach = pdm_fit(top, done, min(reach, left), lsec, bdev);
+		if (!pdm_issue(pd, &io, top, bdev, done, reach, lsec, false)) {
+			status = BLK_STS_RESOURCE;
+			break;
+		}
+		sector += reach;
+		done += reach;
+		left -= reach;
+	}
+out:
+	if (!io) {
+		/* Nothing issued: an empty flush needs no clone either. */
+		top->bi_status = status;
+		bio_endio(top);
+		percpu_ref_put(&pd->active);
+		return;
+	}
+	if (status) {
+		/* NOWAIT and out of memory: the caller retries in full. */
+		if (top->bi_opf & REQ_NOWAIT)
+			status = BLK_STS_AGAIN;
+		io->status = status;
+	} else if (top->bi_opf & REQ_POLLED) {
+		/*
+		 * Publish: from here the poller owns our reference.  The
+		 * submitter's bi_private comes back before completion.
+		 */
+		io->saved_private = top->bi_private;
+		top->bi_private = io;
+		top->bi_cookie = 0;
+		smp_wmb();	/* io and bi_private before the marker */
+		WRITE_ONCE(top->bi_opf, top->bi_opf | REQ_DRV);
+		return;
+	}
+	pdm_io_put(io);
+}
+
+/*
+ * Queue a bio while the device is suspended.  Returns true if it was
+ * queued, false if the device was resumed meanwhile and the caller should
+ * try to enter again.
+ */
+static bool pdm_defer(struct pdm_dev *pd, struct bio *bio)
+{
+	bool queued = false;
+
+	spin_lock(&pd->defer_lock);
+	if (pd->suspended) {
+		bio_list_add(&pd->deferred, bio);
+		queued = true;
+	}
+	spin_unlock(&pd->defer_lock);
+	return queued;
+}
+
+void pdm_submit_bio(struct bio *bio)
+{
+	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
+
+	/*
+	 * Suspend marks the device suspended before it kills active and
+	 * resume revives active before it clears suspended, so a failed
+	 * tryget either queues the bio or sees the device live again.
+	 */
+	while (!percpu_ref_tryget_live(&pd->active)) {
+		if (pdm_defer(pd, bio))
+			return;
+		cpu_relax();
+	}
+	pdm_map_bio(pd, bio);
+}
+
+/**
+ * pdm_poll_bio() - poll the lower queues a published top bio went to
+ * @bio:   the top bio; may be stale or recycled (the bio slab is
+ *         SLAB_TYPESAFE_BY_RCU and our caller holds the RCU read lock)
+ * @iob:   io_uring's completion batch, passed down
+ * @flags: BLK_POLL_*; passed down, with BLK_POLL_ONESHOT added when more
+ *         than one clone is pending so that no clone's queue is spun on
+ *         while another's has completions
+ *
+ * Never sleeps.  Return: completions the lower polls found, or 1 if none
+ * were found but the top bio completed here.
+ */
+int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
+		 unsigned int flags)
+{
+	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
+	unsigned int pending = 0, lower = 0;
+	struct pdm_clone *pc;
+	struct pdm_io *io;
+	int found = 0;
+
+	this_cpu_inc(pd->stats->poll_calls);
+	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
+		return 0;
+	smp_rmb();	/* pairs with the publish in pdm_map_bio() */
+	io = READ_ONCE(bio->bi_private);
+	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
+	    READ_ONCE(io->top) != bio)
+		return 0;
+
+	for (pc = io->clones; pc; pc = pc->next)
+		pending += !READ_ONCE(pc->done);
+	if (pending > 1)
+		flags |= BLK_POLL_ONESHOT;
+	for (pc = io->clones; pc && pending; pc = pc->next) {
+		if (READ_ONCE(pc->done))
+			continue;
+		/* Not started by the lower queue yet: nothing to poll. */
+		if (READ_ONCE(pc->bio.bi_cookie) == BLK_QC_T_NONE)
+			continue;
+		lower++;
+		found += max(bio_poll(&pc->bio, iob, flags), 0);
+	}
+	if (lower)
+		this_cpu_add(pd->stats->lower_polls, lower);
+	if (found)
+		this_cpu_add(pd->stats->found, found);
+
+	/* Only the poller's reference left: claim the completion. */
+	if (atomic_read(&io->remaining) != 1 ||
+	    atomic_cmpxchg(&io->remaining, 1, 0) != 1)
+		return found;
+	bio->bi_opf &= ~REQ_DRV;
+	bio->bi_private = io->saved_private;
+	pdm_io_complete(io);
+	return found ? found : 1;
+}

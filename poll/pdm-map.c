@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm maps: binding a parsed table to lower devices (opening them, the
+ * checks that need them, stacking their limits), and printing maps back.
+ * Runs under pdm_ctl_mutex.
+ */
+#include <linux/blkdev.h>
+#include <linux/kdev_t.h>
+#include <linux/slab.h>
+
+#include "pdm.h"
+
+#define PDM_OPEN_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
+#define PDM_MAX_DEPTH	16	/* pdm devices stacked on pdm devices */
+
+/* "major:minor" in decimal, as dmsetup prints it. */
+static bool pdm_parse_devt(const char *s, dev_t *dev)
+{
+	unsigned int major, minor;
+	char tail;
+
+	if (sscanf(s, "%u:%u%c", &major, &minor, &tail) != 2)
+		return false;
+	if (major > MAJOR(~0U) || minor > MINOR(~0U) ||
+	    MKDEV(major, minor) == 0)
+		return false;
+	*dev = MKDEV(major, minor);
+	return true;
+}
+
+static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
+			  int depth);
+
+static bool pdm_map_stacks_on(const struct pdm_map *map, struct gendisk *disk,
+			      int depth)
+{
+	u32 s, l;
+
+	if (!map)
+		return false;
+	for (s = 0; s < map->spec.nr_segs; s++) {
+		const struct pdm_seg_spec *seg = &map->spec.segs[s];
+
+		for (l = 0; l < seg->nr_legs; l++) {
+			struct block_device *b = seg->legs[l].bdev;
+
+			if (pdm_stacks_on(b->bd_disk, disk, depth + 1))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Does @lower stack on @disk, or is it @disk?  Inactive tables count: they
+ * can go live without another check.
+ */
+static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
+			  int depth)
+{
+	struct pdm_dev *lpd;
+
+	if (lower == disk || depth > PDM_MAX_DEPTH)
+		return true;
+	if (lower->fops != &pdm_fops)
+		return false;
+	lpd = lower->private_data;
+	return pdm_map_stacks_on(lpd->map, disk, depth) ||
+	       pdm_map_stacks_on(lpd->inactive, disk, depth);
+}
+
+/* Sectors of a leg's device that a segment uses. */
+static u64 pdm_leg_len(const struct pdm_seg_spec *seg)
+{
+	struct pdm_stripe_geom g = { .nr = seg->nr_legs };
+
+	return seg->target == PDM_TARGET_STRIPED ?
+		pdm_stripe_leg_len(&g, seg->len) : seg->len;
+}
+
+static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
+			struct pdm_leg_spec *leg, char *err)
+{
+	u64 need = leg->offset + pdm_leg_len(seg);
+	struct block_device *bdev;
+	unsigned int lbs;
+	dev_t dev;
+	int ret;
+
+	if (!pdm_parse_devt(leg->dev, &dev)) {
+		ret = lookup_bdev(leg->dev, &dev);
+		if (ret) {
+			pdm_err(err, "line %u: %s: %s", seg->line, leg->dev,
+				ret == -ENOTBLK ? "not a block device" :
+				ret == -ENOENT ? "no such device" :
+				"cannot look it up");
+			return ret;
+		}
+	}
+	if (dev == disk_devt(pd->disk)) {
+		pdm_err(err, "line %u: %s: a device cannot sit on itself",
+			seg->line, leg->dev);
+		return -ELOOP;
+	}
+	bdev = blkdev_get_by_dev(dev, PDM_OPEN_MODE, pd);
+	if (IS_ERR(bdev)) {
+		ret = PTR_ERR(bdev);
+		pdm_err(err, "line %u: %s: %s", seg->line, leg->dev,
+			ret == -EBUSY ? "in use by someone else" :
+			ret == -ENXIO || ret == -ENODEV ? "no such device" :
+			"cannot open it");
+		return ret;
+	}
+	if (pdm_stacks_on(bdev->bd_disk, pd->disk, 0)) {
+		pdm_err(err, "line %u: %s: stacks on %s itself", seg->line,
+			leg->dev, pd->disk->disk_name);
+		ret = -ELOOP;
+		goto put;
+	}
+	if (need > bdev_nr_sectors(bdev)) {
+		pdm_err(err, "line %u: %s: needs %llu sectors, has %llu",
+			seg->line, leg->dev, need,
+			(unsigned long long)bdev_nr_sectors(bdev));
+		ret = -ERANGE;
+		goto put;
+	}
+	lbs = bdev_logical_block_size(bdev) >> SECTOR_SHIFT;
+	if (lbs > 1 && ((seg->start | seg->len | leg->offset |
+			 seg->chunk_sectors) & (lbs - 1))) {
+		pdm_err(err, "line %u: %s: not aligned to its %u-byte blocks",
+			seg->line, leg->dev, lbs << SECTOR_SHIFT);
+		ret = -EINVAL;
+		goto put;
+	}
+	ret = bd_link_disk_holder(bdev, pd->disk);
+	if (ret) {
+		pdm_err(err, "line %u: %s: cannot link holder", seg->line,
+			leg->dev);
+		goto put;
+	}
+	leg->bdev = bdev;
+	return 0;
+put:
+	blkdev_put(bdev, PDM_OPEN_MODE);
+	return ret;
+}
+
+static void pdm_leg_close(struct pdm_dev *pd, struct pdm_leg_spec *leg)
+{
+	if (!leg->bdev)
+		return;
+	bd_unlink_disk_holder(leg->bdev, pd->disk);
+	blkdev_put(leg->bdev, PDM_OPEN_MODE);
+	leg->bdev = NULL;
+}
+
+/* Stack limits and features, and list each lower device once. */
+static int pdm_map_stack(struct pdm_map *map)
+{
+	struct pdm_table_spec *spec = &map->spec;
+	u32 s, l, i, legs = 0;
+
+	blk_set_stacking_limits(&map->limits);
+	map->poll = map->discard = true;
+	map->wc = false;
+	for (s = 0; s < spec->nr_segs; s++)
+		legs += spec->segs[s].nr_legs;
+	map->bdevs = kcalloc(legs, sizeof(*map->bdevs), GFP_KERNEL);
+	if (!map->bdevs)
+		return -ENOMEM;
+
+	for (s = 0; s < spec->nr_segs; s++) {
+		struct pdm_seg_spec *seg = &spec->segs[s];
+
+		for (l = 0; l < seg->nr_legs; l++) {
+			struct block_device *b = seg->legs[l].bdev;
+			struct request_queue *q = bdev_get_queue(b);
+
+			blk_stack_limits(&map->limits, &q->limits,
+					 seg->legs[l].offset);
+			if (map->poll &&
+			    !test_bit(QUEUE_FLAG_POLL, &q->queue_flags)) {
+				map->poll = false;
+				snprintf(map->nopoll_why,
+					 sizeof(map->nopoll_why),
+					 "%u:%u does not poll",
+					 MAJOR(b->bd_dev), MINOR(b->bd_dev));
+			}
+			if (test_bit(QUEUE_FLAG_WC, &q->queue_flags))
+				map->wc = true;
+			if (!bdev_max_discard_sectors(b))
+				map->discard = false;
+			for (i = 0; i < map->nr_bdevs; i++)
+				if (map->bdevs[i] == b)
+					break;
+			if (i == map->nr_bdevs)
+				map->bdevs[map->nr_bdevs++] = b;
+		}
+		if (seg->target == PDM_TARGET_STRIPED) {
+			/* Discards are mapped a chunk at a time. */
+			map->limits.max_discard_sectors =
+				min(map->limits.max_discard_sectors,
+				    seg->chunk_sectors);
+			map->limits.max_hw_discard_sectors =
+				map->limits.max_discard_sectors;
+		}
+	}
+	if (!map->discard) {
+		map->limits.max_discard_sectors = 0;
+		map->limits.max_hw_discard_sectors = 0;
+		map->limits.discard_granularity = 0;
+	}
+	return 0;
+}
+
+/**
+ * pdm_map_build() - parse a table and bind it to its lower devices
+ * @pd:   the device the map is for (the holder of the lower devices)
+ * @text: the table text, kvmalloc'd; the map owns it on success
+ * @len:  its length
+ * @err:  PDM_MSG_LEN bytes for a message on failure
+ *
+ * Return: the map, or an ERR_PTR with nothing left open or allocated.
+ */
+struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
+			      char *err)
+{
+	struct pdm_map *map;
+	u32 s, l;
+	int ret;
+
+	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return ERR_PTR(-ENOMEM);
+	ret = pdm_table_parse(text, len, &map->spec, err, PDM_MSG_LEN);
+	if (ret) {
+		kfree(map);
+		return ERR_PTR(ret);
+	}
+	for (s = 0; s < map->spec.nr_segs; s++) {
+		struct pdm_seg_spec *seg = &map->spec.segs[s];
+
+		for (l = 0; l < seg->nr_legs; l++) {
+			ret = pdm_leg_open(pd, seg, &seg->legs[l], err);
+			if (ret)
+				goto fail;
+		}
+	}
+	ret = pdm_map_stack(map);
+	if (ret) {
+		pdm_err(err, "out of memory");
+		goto fail;
+	}
+	map->text = text;
+	return map;
+fail:
+	pdm_map_free(pd, map);
+	return ERR_PTR(ret);
+}
+
+/** pdm_map_free() - close a map's lower devices and free it (NULL is ok) */
+void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
+{
+	u32 s, l;
+
+	if (!map)
+		return;
+	for (s = 0; s < map->spec.nr_segs; s++)
+		for (l = 0; l < map->spec.segs[s].nr_legs; l++)
+			pdm_leg_close(pd, &map->spec.segs[s].legs[l]);
+	pdm_table_spec_free(&map->spec);
+	kfree(map->bdevs);
+	kvfree(map->text);
+	kfree(map);
+}
+
+/**
+ * pdm_map_apply() - make a map's size, limits and features the disk's
+ * @pd:  the device, with no I/O in flight (new, or suspended and drained)
+ * @map: the map about to go live
+ */
+void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map)
+{
+	struct request_queue *q = pd->disk->queue;
+
+	q->limits = map->limits;
+	blk_queue_write_cache(q, map->wc, map->wc);
+	if (map->poll)
+		blk_queue_flag_set(QUEUE_FLAG_POLL, q);
+	else
+		blk_queue_flag_clear(QUEUE_FLAG_POLL, q);
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	set_capacity_and_notify(pd->disk, map->spec.sectors);
+}
+
+static size_t pdm_put(char *buf, size_t size, size_t at, const char *fmt, ...)
+{
+	va_list args;
+	int n;
+
+	if (at >= size)
+		return at;
+	va_start(args, fmt);
+	n = vsnprintf(buf + at, size - at, fmt, args);
+	va_end(args);
+	return at + n;
+}
+
+static size_t pdm_put_seg(char *buf, size_t size, size_t at,
+			  const struct pdm_seg_spec *seg)
+{
+	return pdm_put(buf, size, at, "%llu %llu %s", seg->start, seg->len,
+		       seg->target == PDM_TARGET_STRIPED ? "striped" : "linear");
+}
+
+/**
+ * pdm_map_format_table() - print a map as dmsetup prints a table
+ * @map:  the map
+ * @buf:  where to
+ * @size: room in @buf
+ *
+ * Devices are printed as major:minor.  Return: the bytes the whole text
+ * needs (more than @size means it was cut).
+ */
+size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
+			    size_t size)
+{
+	size_t at = 0;
+	u32 s, l;
+
+	for (s = 0; s < map->spec.nr_segs; s++) {
+		const struct pdm_seg_spec *seg = &map->spec.segs[s];
+
+		at = pdm_put_seg(buf, size, at, seg);
+		if (seg->target == PDM_TARGET_STRIPED)
+			at = pdm_put(buf, size, at, " %u %u", seg->nr_legs,
+				     seg->chunk_sectors);
+		for (l = 0; l < seg->nr_legs; l++) {
+			const struct pdm_leg_spec *leg = &seg->legs[l];
+			struct block_device *b = leg->bdev;
+
+			at = pdm_put(buf, size, at, " %u:%u %llu",
+				     MAJOR(b->bd_dev), MINOR(b->bd_dev),
+				     leg->offset);
+		}
+		at = pdm_put(buf, size, at, "\n");
+	}
+	return at;
+}
+
+/**
+ * pdm_map_format_status() - one line per segment, then the polling state
+ * @pd:   the device
+ * @map:  its live map
+ * @buf:  where to
+ * @size: room in @buf
+ *
+ * A segment line is "<start> <len> <target>" and a letter per leg: P if
+ * its queue polls, I if it completes by interrupt only.  The last line is
+ * "poll on" or "poll off: <why>".  Return: as pdm_map_format_table().
+ */
+size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
+			     char *buf, size_t size)
+{
+	size_t at = 0;
+	u32 s, l;
+
+	for (s = 0; s < map->spec.nr_segs; s++) {
+		const struct pdm_seg_spec *seg = &map->spec.segs[s];
+
+		at = pdm_put_seg(buf, size, at, seg);
+		at = pdm_put(buf, size, at, " ");
+		for (l = 0; l < seg->nr_legs; l++) {
+			struct request_queue *q =
+				bdev_get_queue(seg->legs[l].bdev);
+
+			at = pdm_put(buf, size, at, "%c",
+				     test_bit(QUEUE_FLAG_POLL,
+					      &q->queue_flags) ? 'P' : 'I');
+		}
+		at = pdm_put(buf, size, at, "\n");
+	}
+	if (map->poll)
+		at = pdm_put(buf, size, at, "poll on\n");
+	else
+		at = pdm_put(buf, size, at, "poll off: %s\n", map->nopoll_why);
+	return at;
+}

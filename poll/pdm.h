@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pdm: a bio-based stacking block driver with io_uring IOPOLL support.
+ * Shared definitions of the module's files.
+ */
+#ifndef _PDM_H
+#define _PDM_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/percpu-refcount.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <uapi/linux/pdm.h>
+
+#include "pdm-stripe.h"
+#include "pdm-table.h"
+
+/*
+ * A map: a parsed table bound to opened lower devices.  The segments and
+ * their legs are the parser's; each leg's bdev is the lower device opened
+ * exclusively for the pdm device that owns the map.  A map is immutable
+ * once built; the live one changes only while its device is suspended and
+ * drained (see struct pdm_dev).
+ */
+struct pdm_map {
+	struct pdm_table_spec spec;
+	char *text;			/* backing store of spec's strings */
+	struct queue_limits limits;	/* stacked from every leg */
+	bool poll;			/* every lower queue polls */
+	bool wc, discard;		/* some leg caches; every leg discards */
+	char nopoll_why[64];		/* why poll is false */
+	struct block_device **bdevs;	/* distinct lower devices, for flush */
+	u32 nr_bdevs;
+};
+
+/* Hot-path counters, per CPU and summed only when sysfs reads them. */
+struct pdm_stats {
+	unsigned long bios;		/* top bios submitted */
+	unsigned long polled_bios;	/* ... of which REQ_POLLED */
+	unsigned long poll_calls;	/* poll_bio calls */
+	unsigned long lower_polls;	/* bio_poll calls on clones */
+	unsigned long found;		/* completions the lower polls found */
+	unsigned long clones;		/* lower bios issued */
+};
+
+/*
+ * One pdm device.
+ *
+ * Locking:
+ * - pdm_ctl_mutex (pdm-main.c) serialises control commands and guards the
+ *   device list, name, inactive and the map swap.
+ * - map is read without a lock by the I/O path while it holds a reference
+ *   on active; it is replaced only while active is dead and drained, and
+ *   freed after that, so a submitter never sees it change under it.
+ * - defer_lock guards suspended and deferred.  Submitters that cannot get
+ *   a live active reference take it to queue their bio.
+ * - open_lock guards open_count and removing: block device open and
+ *   release run under the disk's open_mutex, which del_gendisk takes too,
+ *   so they cannot take pdm_ctl_mutex.
+ */
+struct pdm_dev {
+	struct list_head node;
+	char name[PDM_NAME_LEN];
+	struct gendisk *disk;
+	int minor;
+
+	struct pdm_map *map;
+	struct pdm_map *inactive;
+
+	struct percpu_ref active;	/* top bios in flight */
+	wait_queue_head_t drained;	/* active reached zero after a kill */
+
+	spinlock_t defer_lock;
+	bool suspended;
+	struct bio_list deferred;
+
+	spinlock_t open_lock;
+	int open_count;
+	bool removing;
+
+	struct bio_set bs;
+	struct pdm_stats __percpu *stats;
+};
+
+/*
+ * Per top bio state, kept in the front pad of its first clone, which is
+ * freed last.  A polled top bio whose clones were all issued is
+ * "published": REQ_DRV set in its bi_opf and bi_private pointing here
+ * (the submitter's bi_private saved), and from then on only poll_bio
+ * completes it, so the clones it polls stay allocated while it may poll
+ * them.  See pdm-io.c.
+ */
+struct pdm_io {
+	unsigned long magic;
+	struct pdm_dev *pd;
+	struct bio *top;
+	void *saved_private;
+	atomic_t remaining;		/* clones + one for the submitter/poller */
+	blk_status_t status;		/* first error, under cmpxchg */
+	struct pdm_clone *clones;	/* every clone, for polling */
+};
+
+#define PDM_IO_MAGIC	0x70646d696f5f7631UL	/* "pdmio_v1" */
+
+struct pdm_clone {
+	struct pdm_io *io;
+	struct pdm_clone *next;		/* in io->clones */
+	bool done;			/* end_io ran */
+	struct bio bio;			/* last: the bioset's front pad ends here */
+};
+
+/* The first clone of a top bio carries the pdm_io in front of it. */
+struct pdm_io_clone {
+	struct pdm_io io;
+	struct pdm_clone clone;
+};
+
+#define PDM_FRONT_PAD	offsetof(struct pdm_io_clone, clone.bio)
+
+/* pdm-main.c */
+extern struct mutex pdm_ctl_mutex;
+extern int pdm_major;
+
+/* pdm-dev.c */
+extern const struct block_device_operations pdm_fops;
+struct pdm_dev *pdm_dev_find(const char *name);
+int pdm_dev_create(const char *name, char *text, size_t len, char *err,
+		   struct pdm_dev **out);
+int pdm_dev_remove(struct pdm_dev *pd, char *err);
+int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err);
+int pdm_dev_suspend(struct pdm_dev *pd, char *err);
+int pdm_dev_resume(struct pdm_dev *pd, char *err);
+bool pdm_dev_suspended(struct pdm_dev *pd);
+int pdm_dev_open_count(struct pdm_dev *pd);
+size_t pdm_dev_list(void *out, size_t room);
+
+/* pdm-map.c */
+struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
+			      char *err);
+void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map);
+void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
+size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
+			    size_t size);
+size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
+			     char *buf, size_t size);
+
+/* pdm-io.c */
+void pdm_submit_bio(struct bio *bio);
+int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
+		 unsigned int flags);
+void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
+
+/* pdm-sysfs.c */
+extern const struct attribute_group *pdm_attr_groups[];
+
+#define pdm_err(err, fmt, ...) \
+	snprintf((err), PDM_MSG_LEN, fmt, ##__VA_ARGS__)
+
+#endif /* _PDM_H */
