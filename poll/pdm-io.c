@@ -59,6 +59,13 @@ static void pdm_clone_endio(struct bio *bio)
 	/* Any one error will do; racing writers only pick which. */
 	if (unlikely(bio->bi_status) && !READ_ONCE(io->status))
 		WRITE_ONCE(io->status, bio->bi_status);
+	/*
+	 * Still REQ_POLLED here means the lower queue took it as polled I/O,
+	 * which only a poll completes.  (bio_poll()'s return value cannot
+	 * count these: blk_mq_poll() returns 1 for any running task.)
+	 */
+	if (bio->bi_opf & REQ_POLLED)
+		this_cpu_inc(io->pd->stats->found);
 	WRITE_ONCE(pc->done, true);
 	pdm_io_put(io);
 }
@@ -383,8 +390,10 @@ void pdm_submit_bio(struct bio *bio)
  *         than one clone is pending so that no clone's queue is spun on
  *         while another's has completions
  *
- * Never sleeps.  Return: completions the lower polls found, or 1 if none
- * were found but the top bio completed here.
+ * Never sleeps.  Return: how many of this bio's clones completed during
+ * the call, plus one if the top bio completed; 0 if nothing did.  Lower
+ * completions batched in @iob show up on a later call, when io_uring has
+ * run the batch.
  */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags)
@@ -393,7 +402,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	unsigned int pending = 0, lower = 0;
 	struct pdm_clone *pc;
 	struct pdm_io *io;
-	int found = 0;
+	int found;
 
 	this_cpu_inc(pd->stats->poll_calls);
 	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
@@ -408,6 +417,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		pending += !READ_ONCE(pc->done);
 	if (pending > 1)
 		flags |= BLK_POLL_ONESHOT;
+	found = pending;
 	for (pc = io->clones; pc && pending; pc = pc->next) {
 		if (READ_ONCE(pc->done))
 			continue;
@@ -415,12 +425,12 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		if (READ_ONCE(pc->bio.bi_cookie) == BLK_QC_T_NONE)
 			continue;
 		lower++;
-		found += max(bio_poll(&pc->bio, iob, flags), 0);
+		bio_poll(&pc->bio, iob, flags);
 	}
 	if (lower)
 		this_cpu_add(pd->stats->lower_polls, lower);
-	if (found)
-		this_cpu_add(pd->stats->found, found);
+	for (pc = io->clones; pc; pc = pc->next)
+		found -= !READ_ONCE(pc->done);
 
 	/* Only the poller's reference left: claim the completion. */
 	if (atomic_read(&io->remaining) != 1 ||
@@ -429,5 +439,5 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	bio->bi_opf &= ~REQ_DRV;
 	bio->bi_private = io->saved_private;
 	pdm_io_complete(io);
-	return found ? found : 1;
+	return found + 1;
 }

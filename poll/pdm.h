@@ -42,7 +42,7 @@ struct pdm_stats {
 	unsigned long polled_bios;	/* ... of which REQ_POLLED */
 	unsigned long poll_calls;	/* poll_bio calls */
 	unsigned long lower_polls;	/* bio_poll calls on clones */
-	unsigned long found;		/* completions the lower polls found */
+	unsigned long found;		/* clones completed by a poll */
 	unsigned long clones;		/* lower bios issued */
 };
 
