@@ -358,6 +358,7 @@ static bool pdm_defer(struct pdm_dev *pd, struct bio *bio)
 	spin_lock(&pd->defer_lock);
 	if (pd->suspended) {
 		bio_list_add(&pd->deferred, bio);
+		this_cpu_inc(pd->stats->deferred);
 		queued = true;
 	}
 	spin_unlock(&pd->defer_lock);

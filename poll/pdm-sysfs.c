@@ -57,6 +57,7 @@ PDM_STAT_ATTR(poll_bio_calls, poll_calls);
 PDM_STAT_ATTR(lower_polls, lower_polls);
 PDM_STAT_ATTR(completions_found, found);
 PDM_STAT_ATTR(clones, clones);
+PDM_STAT_ATTR(deferred, deferred);
 
 static struct attribute *pdm_attrs[] = {
 	&dev_attr_name.attr,
@@ -67,6 +68,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_lower_polls.attr,
 	&dev_attr_completions_found.attr,
 	&dev_attr_clones.attr,
+	&dev_attr_deferred.attr,
 	NULL,
 };
 

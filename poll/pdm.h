@@ -44,6 +44,7 @@ struct pdm_stats {
 	unsigned long lower_polls;	/* bio_poll calls on clones */
 	unsigned long found;		/* clones completed by a poll */
 	unsigned long clones;		/* lower bios issued */
+	unsigned long deferred;		/* bios held back by a suspend */
 };
 
 /*
