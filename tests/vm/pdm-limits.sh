@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# What pdm passes on from its lower devices:
+# - polling only when every leg polls: a table with a leg that has no poll
+#   queue says why in status, and fio hipri=1 on it still completes (by
+#   interrupt);
+# - lower limits: 1 MiB polled reads over null_blk (max_sectors 255) are
+#   cut into clones the lower queue takes whole, so none of them is split
+#   below and failed with EAGAIN (which io_uring would retry forever);
+# - flushes and discards when every lower device supports them.
+. "$(dirname "$0")/tests/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
+	irqmode=0 gb=1
+grep -q " /sys/kernel/config " /proc/mounts ||
+	run mount -t configfs none /sys/kernel/config
+# 6.1 names a configfs null_blk disk after its directory.
+cfg=/sys/kernel/config/nullb/nullb1
+run mkdir $cfg
+for kv in size=1024 queue_mode=2 poll_queues=0 memory_backed=1 discard=1 \
+	  cache_size=64; do
+	echo "${kv#*=}" >$cfg/"${kv%%=*}" || fail "configfs ${kv%%=*}"
+done
+echo 1 >$cfg/power || fail "power on nullb1"
+wait_for_block nullb1
+run modprobe pdm
+n0=$(cat /sys/block/nullb0/dev) n1=$(cat /sys/block/nullb1/dev)
+stat_of() {
+	cat /sys/block/pdm0/pdm/"$1"
+}
+
+# 1. A leg without poll queues turns polling off, and says so.
+run pdmsetup create mix --table "$(printf '0 8192 linear /dev/nullb0 0\n8192 8192 linear /dev/nullb1 0')" >/dev/null
+expect_eq "mixed status" "$(printf '0 8192 linear P\n8192 8192 linear I\npoll off: %s does not poll' "$n1")" \
+	"$(pdmsetup status mix)"
+expect_eq "mixed io_poll" 0 "$(cat /sys/block/pdm0/queue/io_poll)"
+pdmsetup info mix | grep -q '^Polling: *off$' || fail "info: $(pdmsetup info mix)"
+fio_run mixpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --bs=4k --rw=randread --iodepth=8 --number_ios=2000
+expect_eq "hipri=1 I/Os on a non-polling table" 2000 "$(fio_ios 4096)"
+expect_eq "polled bios there" 0 "$(stat_of polled_bios)"
+run pdmsetup remove mix
+
+# 2. 1 MiB polled reads over max_sectors=255: at least 9 clones each, all
+# completed by a poll, in bounded time.
+expect_eq "nullb0 max_sectors_kb" 127 "$(cat /sys/block/nullb0/queue/max_sectors_kb)"
+run pdmsetup create big --table "0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
+expect_eq "pdm max_sectors_kb" 127 "$(cat /sys/block/pdm0/queue/max_sectors_kb)"
+timeout 60 fio --name=big --filename=/dev/pdm0 --ioengine=io_uring \
+	--direct=1 --hipri=1 --bs=1m --rw=randread --iodepth=4 \
+	--number_ios=200 --output-format=terse --terse-version=3 \
+	>/tmp/big.out 2>&1 || { cat /tmp/big.out; fail "1 MiB polled reads failed or hung"; }
+FIO_TERSE=$(grep '^3;' /tmp/big.out | tail -n 1)
+expect_eq "1 MiB polled reads" 200 "$(fio_ios 1048576)"
+expect_ge "clones of 1 MiB reads" 1800 "$(stat_of clones)"
+expect_eq "clones completed by a poll" "$(stat_of clones)" \
+	"$(stat_of completions_found)"
+run pdmsetup remove big
+
+# 3. Flush and discard pass through to a device with a volatile cache and
+# discard support, and are off over one without discard.
+run pdmsetup create wc --table "0 8192 linear /dev/nullb1 0" >/dev/null
+expect_eq "pdm write_cache" "write back" "$(cat /sys/block/pdm0/queue/write_cache)"
+expect_ge "pdm discard_max_bytes" 1 "$(cat /sys/block/pdm0/queue/discard_max_bytes)"
+flush0=$(awk '{ print $16 }' /sys/block/nullb1/stat)
+fio_run fsync --filename=/dev/pdm0 --ioengine=psync --direct=1 --bs=4k \
+	--rw=write --size=1m --fsync=4
+flushes=$(( $(awk '{ print $16 }' /sys/block/nullb1/stat) - flush0 ))
+expect_ge "flushes reaching nullb1 (256 writes, fsync after every 4)" 60 "$flushes"
+run dd if=/dev/urandom of=/dev/pdm0 bs=64k count=8 oflag=direct status=none
+[ "$(dd if=/dev/pdm0 bs=64k count=8 iflag=direct status=none | tr -d '\0' | wc -c)" -gt 0 ] ||
+	fail "random data read back as zeros"
+run blkdiscard -o 0 -l 524288 /dev/pdm0
+expect_eq "non-zero bytes after discard" 0 \
+	"$(dd if=/dev/pdm0 bs=64k count=8 iflag=direct status=none | tr -d '\0' | wc -c)"
+run pdmsetup remove wc
+run pdmsetup create nodiscard --table "0 8192 linear /dev/nullb0 0" >/dev/null
+expect_eq "discard_max_bytes over a lower without discard" 0 \
+	"$(cat /sys/block/pdm0/queue/discard_max_bytes)"
+run pdmsetup remove nodiscard
+run rmmod pdm
+echo "PASS"
