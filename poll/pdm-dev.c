@@ -333,6 +333,9 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 	}
 	if (pd->suspended)
 		pdm_dev_unblock(pd);
+	/* A stale poll_bio may still look at the old map's queues. */
+	if (old)
+		synchronize_rcu();
 	pdm_map_free(pd, old);
 	return 0;
 }

@@ -20,11 +20,13 @@
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/percpu.h>
 
 #include "pdm.h"
 
-static void pdm_io_complete(struct pdm_io *io)
+/* Complete the top bio and free the clones; @io goes with them. */
+void pdm_io_complete(struct pdm_io *io)
 {
 	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
 	struct pdm_dev *pd = io->pd;
@@ -216,6 +218,8 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		atomic_set(&io->remaining, 1);
 		io->status = BLK_STS_OK;
 		io->clones = NULL;
+		/* Hybrid polling waits from here: see pdm-poll.c. */
+		io->start_ns = READ_ONCE(pd->hybrid) ? ktime_get_ns() : 0;
 		*iop = io;
 	}
 	pc = container_of(clone, struct pdm_clone, bio);
@@ -380,65 +384,4 @@ void pdm_submit_bio(struct bio *bio)
 		cpu_relax();
 	}
 	pdm_map_bio(pd, bio);
-}
-
-/**
- * pdm_poll_bio() - poll the lower queues a published top bio went to
- * @bio:   the top bio; may be stale or recycled (the bio slab is
- *         SLAB_TYPESAFE_BY_RCU and our caller holds the RCU read lock)
- * @iob:   io_uring's completion batch, passed down
- * @flags: BLK_POLL_*; passed down, with BLK_POLL_ONESHOT added when more
- *         than one clone is pending so that no clone's queue is spun on
- *         while another's has completions
- *
- * Never sleeps.  Return: how many of this bio's clones completed during
- * the call, plus one if the top bio completed; 0 if nothing did.  Lower
- * completions batched in @iob show up on a later call, when io_uring has
- * run the batch.
- */
-int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
-		 unsigned int flags)
-{
-	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
-	unsigned int pending = 0, lower = 0;
-	struct pdm_clone *pc;
-	struct pdm_io *io;
-	int found;
-
-	this_cpu_inc(pd->stats->poll_calls);
-	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
-		return 0;
-	smp_rmb();	/* pairs with the publish in pdm_map_bio() */
-	io = READ_ONCE(bio->bi_private);
-	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
-	    READ_ONCE(io->top) != bio)
-		return 0;
-
-	for (pc = io->clones; pc; pc = pc->next)
-		pending += !READ_ONCE(pc->done);
-	if (pending > 1)
-		flags |= BLK_POLL_ONESHOT;
-	found = pending;
-	for (pc = io->clones; pc && pending; pc = pc->next) {
-		if (READ_ONCE(pc->done))
-			continue;
-		/* Not started by the lower queue yet: nothing to poll. */
-		if (READ_ONCE(pc->bio.bi_cookie) == BLK_QC_T_NONE)
-			continue;
-		lower++;
-		bio_poll(&pc->bio, iob, flags);
-	}
-	if (lower)
-		this_cpu_add(pd->stats->lower_polls, lower);
-	for (pc = io->clones; pc; pc = pc->next)
-		found -= !READ_ONCE(pc->done);
-
-	/* Only the poller's reference left: claim the completion. */
-	if (atomic_read(&io->remaining) != 1 ||
-	    atomic_cmpxchg(&io->remaining, 1, 0) != 1)
-		return found;
-	bio->bi_opf &= ~REQ_DRV;
-	bio->bi_private = io->saved_private;
-	pdm_io_complete(io);
-	return found + 1;
 }

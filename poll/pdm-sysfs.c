@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pdm's sysfs files, in /sys/block/pdmN/pdm/.  Read-only, and lock-free:
- * the control commands hold pdm_ctl_mutex across del_gendisk, which waits
- * for these to finish, so they must not take it.
+ * pdm's sysfs files, in /sys/block/pdmN/pdm/.  Lock-free: the control
+ * commands hold pdm_ctl_mutex across del_gendisk, which waits for these to
+ * finish, so they must not take it.  The polling knobs are plain words
+ * that poll_bio reads once per call, so they may change at any time.
  */
 #include <linux/blkdev.h>
 #include <linux/device.h>
+#include <linux/kstrtox.h>
+#include <linux/string.h>
 #include <linux/percpu.h>
 #include <linux/sysfs.h>
 
@@ -58,6 +61,66 @@ PDM_STAT_ATTR(lower_polls, lower_polls);
 PDM_STAT_ATTR(completions_found, found);
 PDM_STAT_ATTR(clones, clones);
 PDM_STAT_ATTR(deferred, deferred);
+PDM_STAT_ATTR(trylock_skips, trylock_skips);
+PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
+
+/* "tracked [sweep] sweep_wait": the modes, the current one bracketed. */
+static ssize_t poll_mode_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	int cur = READ_ONCE(pdm_from_dev(dev)->poll_mode);
+	ssize_t len = 0;
+	int i;
+
+	for (i = 0; pdm_poll_mode_names[i]; i++)
+		len += sysfs_emit_at(buf, len, i == cur ? "%s[%s]" : "%s%s",
+				     i ? " " : "", pdm_poll_mode_names[i]);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t poll_mode_store(struct device *dev,
+			       struct device_attribute *attr, const char *buf,
+			       size_t count)
+{
+	int i = __sysfs_match_string(pdm_poll_mode_names, -1, buf);
+
+	if (i < 0)
+		return i;
+	WRITE_ONCE(pdm_from_dev(dev)->poll_mode, i);
+	return count;
+}
+static DEVICE_ATTR_RW(poll_mode);
+
+static ssize_t hybrid_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(pdm_from_dev(dev)->hybrid));
+}
+
+static ssize_t hybrid_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	bool on;
+	int ret = kstrtobool(buf, &on);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(pdm_from_dev(dev)->hybrid, on);
+	return count;
+}
+static DEVICE_ATTR_RW(hybrid);
+
+/* The learned earliest completion time: "<read ns> <write ns>". */
+static ssize_t hybrid_estimate_ns_show(struct device *dev,
+				       struct device_attribute *attr,
+				       char *buf)
+{
+	struct pdm_dev *pd = pdm_from_dev(dev);
+
+	return sysfs_emit(buf, "%llu %llu\n", READ_ONCE(pd->hybrid_ns[0]),
+			  READ_ONCE(pd->hybrid_ns[1]));
+}
+static DEVICE_ATTR_RO(hybrid_estimate_ns);
 
 static struct attribute *pdm_attrs[] = {
 	&dev_attr_name.attr,
@@ -69,6 +132,11 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_completions_found.attr,
 	&dev_attr_clones.attr,
 	&dev_attr_deferred.attr,
+	&dev_attr_trylock_skips.attr,
+	&dev_attr_hybrid_early_returns.attr,
+	&dev_attr_poll_mode.attr,
+	&dev_attr_hybrid.attr,
+	&dev_attr_hybrid_estimate_ns.attr,
 	NULL,
 };
 

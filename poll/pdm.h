@@ -45,7 +45,17 @@ struct pdm_stats {
 	unsigned long found;		/* clones completed by a poll */
 	unsigned long clones;		/* lower bios issued */
 	unsigned long deferred;		/* bios held back by a suspend */
+	unsigned long trylock_skips;	/* sweep: queue busy with a poller */
+	unsigned long hybrid_early;	/* hybrid: returned before polling */
 };
+
+enum pdm_poll_mode {
+	PDM_POLL_TRACKED,	/* poll the queues this bio's clones went to */
+	PDM_POLL_SWEEP,		/* poll every lower poll queue, trylock */
+	PDM_POLL_SWEEP_WAIT,	/* the same, waiting for busy queues */
+};
+
+#define PDM_SWEEP_LOCKS	256
 
 /*
  * One pdm device.
@@ -84,6 +94,18 @@ struct pdm_dev {
 
 	struct bio_set bs;
 	struct pdm_stats __percpu *stats;
+
+	/*
+	 * Polling policy (pdm-poll.c), set through sysfs at any time and
+	 * read once per poll_bio call.  hybrid_ns is the learned earliest
+	 * completion time per direction (0 read, 1 write); pollers update
+	 * it without a lock, and a lost update only loses one sample.
+	 */
+	int poll_mode;			/* enum pdm_poll_mode */
+	bool hybrid;
+	u64 hybrid_ns[2];
+	/* sweep: a bit per lower poll queue (hashed), set while polled */
+	DECLARE_BITMAP(sweep_busy, PDM_SWEEP_LOCKS);
 };
 
 /*
@@ -102,6 +124,7 @@ struct pdm_io {
 	atomic_t remaining;		/* clones + one for the submitter/poller */
 	blk_status_t status;		/* first error, under cmpxchg */
 	struct pdm_clone *clones;	/* every clone, for polling */
+	u64 start_ns;			/* hybrid: when issued; 0 if off */
 };
 
 #define PDM_IO_MAGIC	0x70646d696f5f7631UL	/* "pdmio_v1" */
@@ -150,9 +173,13 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 
 /* pdm-io.c */
 void pdm_submit_bio(struct bio *bio);
+void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
+void pdm_io_complete(struct pdm_io *io);
+
+/* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags);
-void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
+extern const char * const pdm_poll_mode_names[];
 
 /* pdm-sysfs.c */
 extern const struct attribute_group *pdm_attr_groups[];

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm's poll_bio: polling the lower devices for a published top bio.
+ *
+ * Three ways to poll, per device (poll_mode in sysfs):
+ * - tracked: bio_poll() on each of this bio's pending clones, which polls
+ *   exactly the hardware queue each went to;
+ * - sweep: one ->poll() pass over every poll-type hardware queue of every
+ *   lower blk-mq device, skipping a queue another CPU is polling right now
+ *   (whoever holds it reaps for everyone), so pollers never wait on each
+ *   other;
+ * - sweep_wait: the same, but waiting for a busy queue: the baseline that
+ *   shows what the trylock buys.
+ * A lower device that is not blk-mq (pdm or dm stacked below) is polled
+ * through its clones, as in tracked mode, whatever the mode.
+ *
+ * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's earliest
+ * expected completion, poll_bio returns at once without touching a lower
+ * queue.  poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
+ * io_uring never allows sleeping here), so the wait is made of early
+ * returns, not sleep.  The wait runs from each bio's own issue time, and
+ * the expected completion time is learned per device and direction from
+ * polled completions.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/ktime.h>
+#include <linux/preempt.h>
+
+#include "pdm.h"
+
+const char * const pdm_poll_mode_names[] = {
+	[PDM_POLL_TRACKED]	= "tracked",
+	[PDM_POLL_SWEEP]	= "sweep",
+	[PDM_POLL_SWEEP_WAIT]	= "sweep_wait",
+	NULL,
+};
+
+/*
+ * The published pdm_io of @bio, or NULL if @bio is not (or no longer) a
+ * published pdm top bio.  @bio may be stale or recycled: the bio slab is
+ * SLAB_TYPESAFE_BY_RCU and our caller holds the RCU read lock, so reading
+ * it is safe, and the marker, magic and back pointer tell whether to
+ * trust it.
+ */
+static struct pdm_io *pdm_published_io(struct bio *bio)
+{
+	struct pdm_io *io;
+
+	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
+		return NULL;
+	smp_rmb();	/* pairs with the publish in pdm_map_bio() */
+	io = READ_ONCE(bio->bi_private);
+	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
+	    READ_ONCE(io->top) != bio)
+		return NULL;
+	return io;
+}
+
+/*
+ * Hybrid: start polling a little before the estimate, so that a device
+ * that got faster shows it and pulls the estimate down.
+ */
+static u64 pdm_hybrid_wait(struct pdm_dev *pd, int dir)
+{
+	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
+
+	return est - est / 4;
+}
+
+/*
+ * Learn from one polled completion seen @lat ns after issue: a low
+ * estimate, like upstream's minimum, which follows a faster sample at
+ * once and a slower device by 1/32 of itself per sample.
+ */
+static void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
+{
+	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
+
+	if (!est || lat < est)
+		est = lat;
+	else
+		est = min(lat, est + est / 32 + 1);
+	WRITE_ONCE(pd->hybrid_ns[dir], est);
+}
+
+/* bio_poll() on a pending clone.  Returns 1 if it polled. */
+static unsigned int pdm_poll_clone(struct pdm_clone *pc,
+				   struct io_comp_batch *iob,
+				   unsigned int flags)
+{
+	if (READ_ONCE(pc->done))
+		return 0;
+	/* Not started by the lower queue yet: nothing to poll. */
+	if (READ_ONCE(pc->bio.bi_cookie) == BLK_QC_T_NONE)
+		return 0;
+	bio_poll(&pc->bio, iob, flags);
+	return 1;
+}
+
+/*
+ * One ->poll() pass over the poll queues of lower blk-mq queue @q, the
+ * @idx'th lower device of the map.  The sweep bit of a queue is held with
+ * preemption off, so a waiter in sweep_wait never spins on a preempted
+ * holder.  Returns the queues polled; adds the queues skipped to @skips.
+ */
+static unsigned int pdm_sweep_queue(struct pdm_dev *pd, unsigned int idx,
+				    struct request_queue *q,
+				    struct io_comp_batch *iob, bool wait,
+				    unsigned int *skips)
+{
+	struct blk_mq_hw_ctx *hctx;
+	unsigned int polled = 0;
+	unsigned long i;
+
+	/* As bio_poll(): a frozen queue may still be entered to poll. */
+	if (!percpu_ref_tryget(&q->q_usage_counter))
+		return 0;
+	queue_for_each_hw_ctx(q, hctx, i) {
+		/* Queues may come and go (nr_hw_queues updates): hash. */
+		unsigned int bit = (idx * 61 + i) % PDM_SWEEP_LOCKS;
+
+		if (hctx->type != HCTX_TYPE_POLL)
+			continue;
+		preempt_disable();
+		if (test_and_set_bit_lock(bit, pd->sweep_busy)) {
+			if (!wait) {
+				preempt_enable();
+				(*skips)++;
+				continue;
+			}
+			while (test_and_set_bit_lock(bit, pd->sweep_busy))
+				cpu_relax();
+		}
+		q->mq_ops->poll(hctx, iob);
+		clear_bit_unlock(bit, pd->sweep_busy);
+		preempt_enable();
+		polled++;
+	}
+	percpu_ref_put(&q->q_usage_counter);
+	return polled;
+}
+
+static unsigned int pdm_sweep(struct pdm_dev *pd, struct pdm_io *io,
+			      struct io_comp_batch *iob, unsigned int flags,
+			      bool wait, unsigned int *skips)
+{
+	/*
+	 * The map cannot change under a published bio: it holds a reference
+	 * on pd->active, which a table swap waits for.
+	 */
+	const struct pdm_map *map = READ_ONCE(pd->map);
+	unsigned int i, polled = 0;
+	struct pdm_clone *pc;
+	bool stacked = false;
+
+	for (i = 0; i < map->nr_bdevs; i++) {
+		struct request_queue *q = bdev_get_queue(map->bdevs[i]);
+
+		if (queue_is_mq(q))
+			polled += pdm_sweep_queue(pd, i, q, iob, wait, skips);
+		else
+			stacked = true;
+	}
+	if (stacked) {
+		for (pc = io->clones; pc; pc = pc->next)
+			if (!queue_is_mq(bdev_get_queue(pc->bio.bi_bdev)))
+				polled += pdm_poll_clone(pc, iob, flags);
+	}
+	return polled;
+}
+
+static unsigned int pdm_pending(struct pdm_io *io)
+{
+	struct pdm_clone *pc;
+	unsigned int n = 0;
+
+	for (pc = io->clones; pc; pc = pc->next)
+		n += !READ_ONCE(pc->done);
+	return n;
+}
+
+/**
+ * pdm_poll_bio() - the block_device_operations.poll_bio of pdm devices
+ * @bio:   the top bio; may be stale or recycled
+ * @iob:   io_uring's completion batch, passed down
+ * @flags: BLK_POLL_*; in tracked mode BLK_POLL_ONESHOT is added when more
+ *         than one clone is pending, so that no clone's queue is spun on
+ *         while another's has completions
+ *
+ * Never sleeps, reads the clock at most once, allocates nothing.
+ * Return: how many of this bio's clones completed during the call, plus
+ * one if the top bio completed; 0 if nothing did.  Lower completions
+ * batched in @iob show up on a later call, once io_uring has run them.
+ */
+int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
+		 unsigned int flags)
+{
+	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
+	unsigned int pending, polled = 0, skips = 0;
+	struct pdm_clone *pc;
+	struct pdm_io *io;
+	int mode, dir = 0;
+	u64 now = 0;
+
+	this_cpu_inc(pd->stats->poll_calls);
+	io = pdm_published_io(bio);
+	if (!io)
+		return 0;
+
+	if (io->start_ns) {
+		dir = op_is_write(bio_op(bio));
+		now = ktime_get_ns();
+		if (now - io->start_ns < pdm_hybrid_wait(pd, dir)) {
+			this_cpu_inc(pd->stats->hybrid_early);
+			return 0;
+		}
+	}
+
+	pending = pdm_pending(io);
+	mode = READ_ONCE(pd->poll_mode);
+	if (mode == PDM_POLL_TRACKED) {
+		if (pending > 1)
+			flags |= BLK_POLL_ONESHOT;
+		for (pc = io->clones; pc; pc = pc->next)
+			polled += pdm_poll_clone(pc, iob, flags);
+	} else if (pending) {
+		polled = pdm_sweep(pd, io, iob, flags,
+				   mode == PDM_POLL_SWEEP_WAIT, &skips);
+	}
+	if (polled)
+		this_cpu_add(pd->stats->lower_polls, polled);
+	if (skips)
+		this_cpu_add(pd->stats->trylock_skips, skips);
+	pending -= pdm_pending(io);
+
+	/* Only the poller's reference left: claim the completion. */
+	if (atomic_read(&io->remaining) != 1 ||
+	    atomic_cmpxchg(&io->remaining, 1, 0) != 1)
+		return pending;
+	if (io->start_ns)
+		pdm_hybrid_learn(pd, dir, now - io->start_ns);
+	bio->bi_opf &= ~REQ_DRV;
+	bio->bi_private = io->saved_private;
+	pdm_io_complete(io);
+	return pending + 1;
+}

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -d 48M -d 48M -t 400
+# pdm's polling strategies over a 2-leg stripe of emulated NVMe disks:
+# crc32c verify through every poll_mode (tracked, sweep, sweep_wait) with
+# and without hybrid, each round's clones all completed by a poll and
+# polled by the mode's own path; then poll_mode and hybrid flipped every
+# 100 ms under running polled verify I/O; then three pollers sharing
+# null_blk's single poll queue make the sweep's trylock skip.
+. "$(dirname "$0")/tests/lib.sh"
+
+run modprobe nvme poll_queues=1
+wait_for_block nvme0n1
+wait_for_block nvme1n1
+run modprobe pdm
+s=$(( $(cat /sys/block/nvme0n1/size) / 64 * 64 ))
+run pdmsetup create st --table "0 $((2 * s)) striped 2 32 /dev/nvme0n1 0 /dev/nvme1n1 0" >/dev/null
+sys=/sys/block/pdm0/pdm
+expect_eq "default poll_mode" "[tracked] sweep sweep_wait" "$(cat $sys/poll_mode)"
+expect_eq "default hybrid" 0 "$(cat $sys/hybrid)"
+if echo bogus >$sys/poll_mode 2>/dev/null; then
+	fail "poll_mode accepted 'bogus'"
+fi
+if echo 2x >$sys/hybrid 2>/dev/null; then
+	fail "hybrid accepted '2x'"
+fi
+
+verify() {
+	fio_run "$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --rw=randwrite --bsrange=4k-64k --numjobs=2 \
+		--size=6m --offset_increment=6m --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1
+	expect_eq "$1: KiB verified" $((2 * 6144)) "$(fio_field 6)"
+}
+
+for mode in tracked sweep sweep_wait; do
+	for hybrid in 0 1; do
+		echo $mode >$sys/poll_mode || fail "poll_mode $mode"
+		echo $hybrid >$sys/hybrid || fail "hybrid $hybrid"
+		grep -q "\[$mode\]" $sys/poll_mode || fail "poll_mode: $(cat $sys/poll_mode)"
+		c0=$(cat $sys/clones) f0=$(cat $sys/completions_found)
+		l0=$(cat $sys/lower_polls) e0=$(cat $sys/hybrid_early_returns)
+		verify "$mode-h$hybrid"
+		expect_eq "$mode-h$hybrid: clones completed by a poll" \
+			$(( $(cat $sys/clones) - c0 )) \
+			$(( $(cat $sys/completions_found) - f0 ))
+		expect_ge "$mode-h$hybrid: lower polls" 1 \
+			$(( $(cat $sys/lower_polls) - l0 ))
+		early=$(( $(cat $sys/hybrid_early_returns) - e0 ))
+		if [ $hybrid = 1 ]; then
+			expect_ge "$mode: hybrid early returns" 1 "$early"
+		else
+			expect_eq "$mode: hybrid early returns (off)" 0 "$early"
+		fi
+	done
+done
+read -r est_r est_w <$sys/hybrid_estimate_ns
+expect_ge "hybrid read estimate (ns)" 1000 "$est_r"
+expect_ge "hybrid write estimate (ns)" 1000 "$est_w"
+note "hybrid estimates: read ${est_r} ns, write ${est_w} ns"
+
+# Flip the knobs every 100 ms under polled verify I/O.
+fio --name=flip --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --rw=randwrite --bsrange=4k-64k --numjobs=2 --size=6m \
+	--offset_increment=6m --iodepth=8 --verify=crc32c --verify_fatal=1 \
+	--verify_backlog=16 --time_based --runtime=10 --group_reporting \
+	--output-format=terse --terse-version=3 >/tmp/flip.out 2>&1 &
+pid=$!
+flips=0
+while kill -0 $pid 2>/dev/null; do
+	for mode in sweep tracked sweep_wait; do
+		echo $mode >$sys/poll_mode
+		echo $((flips % 2)) >$sys/hybrid
+		flips=$((flips + 1))
+		sleep 0.1
+	done
+done
+wait $pid || { cat /tmp/flip.out; fail "fio under flipping knobs exited $?"; }
+FIO_TERSE=$(grep '^3;' /tmp/flip.out | tail -n 1)
+expect_eq "flip: fio error" 0 "$(fio_field 5)"
+expect_ge "knob flips under I/O" 20 "$flips"
+run pdmsetup remove st
+
+# Three pollers, one poll queue: sweep's trylock skips the busy queue.
+nullb_load queue_mode=2 submit_queues=1 poll_queues=1 irqmode=0 gb=1
+run pdmsetup create sh --table "0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
+echo sweep >$sys/poll_mode
+fio_run shared --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --bs=4k --rw=randread --iodepth=16 --numjobs=3 \
+	--time_based --runtime=4
+expect_ge "trylock skips with 3 pollers on 1 queue" 1 "$(cat $sys/trylock_skips)"
+expect_eq "clones completed by a poll" "$(cat $sys/clones)" \
+	"$(cat $sys/completions_found)"
+run pdmsetup remove sh
+run rmmod pdm
+echo "PASS"
