@@ -10,12 +10,12 @@
  * EAGAIN, and io_uring would reissue it forever.
  *
  * Completion of a top bio normally happens when its last clone ends.  A
- * polled top bio, once all its clones are issued, is handed to its poller
- * instead ("published", see struct pdm_io): clone completions only count
- * down, and the poll_bio call that finds nothing left completes the top
- * bio.  So the clones that poll_bio hands to bio_poll() are never freed or
- * recycled under it, and the top bio (REQ_ALLOC_CACHE) always ends in the
- * poller's task context.
+ * polled top bio, once all its clones are issued, is "published" (see
+ * struct pdm_io) and completes only in task context, where its
+ * REQ_ALLOC_CACHE bio may be freed: when its last clone is completed by a
+ * poll (which runs in a poller's task), or else at its next poll_bio.  A
+ * poll_bio walking a bio's clones holds a reference on its pdm_io, so the
+ * clones it hands to bio_poll() are never freed under it.
  */
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
@@ -26,13 +26,15 @@
 #include "pdm.h"
 
 /* Complete the top bio and free the clones; @io goes with them. */
-void pdm_io_complete(struct pdm_io *io)
+static void pdm_io_complete(struct pdm_io *io)
 {
 	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
 	struct pdm_dev *pd = io->pd;
 	struct bio *top = io->top;
 	struct pdm_clone *pc, *next;
 
+	/* Stale pollers check the magic before they take a reference. */
+	WRITE_ONCE(io->magic, 0);
 	if (io->status)
 		top->bi_status = io->status;
 	for (pc = io->clones; pc; pc = next) {
@@ -40,11 +42,36 @@ void pdm_io_complete(struct pdm_io *io)
 		if (pc != &first->clone)
 			bio_put(&pc->bio);
 	}
-	io->magic = 0;
 	/* @io lives in the first clone: it goes last. */
 	bio_put(&first->clone.bio);
 	bio_endio(top);
 	percpu_ref_put(&pd->active);
+}
+
+/**
+ * pdm_io_claim() - complete a published top bio, if nobody else does
+ * @io:  a published io whose count the caller saw drop to 1 (the publish
+ *       reference alone)
+ * @now: ktime_get_ns() if the caller has read it, else 0
+ *
+ * Runs in task context only: the top bio may be REQ_ALLOC_CACHE.  Of all
+ * the parties that see the count at 1, the cmpxchg picks one.
+ *
+ * Return: 1 if this call completed the top bio, else 0.
+ */
+int pdm_io_claim(struct pdm_io *io, u64 now)
+{
+	struct bio *top = io->top;
+
+	if (atomic_cmpxchg(&io->remaining, 1, 0) != 1)
+		return 0;
+	if (io->start_ns)
+		pdm_hybrid_learn(io->pd, op_is_write(bio_op(top)),
+				 (now ?: ktime_get_ns()) - io->start_ns);
+	top->bi_opf &= ~REQ_DRV;
+	top->bi_private = io->saved_private;
+	pdm_io_complete(io);
+	return 1;
 }
 
 static void pdm_io_put(struct pdm_io *io)
@@ -57,6 +84,9 @@ static void pdm_clone_endio(struct bio *bio)
 {
 	struct pdm_clone *pc = container_of(bio, struct pdm_clone, bio);
 	struct pdm_io *io = pc->io;
+	/* Read before our reference goes: @io may go with it. */
+	bool published = READ_ONCE(io->published);
+	bool polled = bio->bi_opf & REQ_POLLED;
 
 	/* Any one error will do; racing writers only pick which. */
 	if (unlikely(bio->bi_status) && !READ_ONCE(io->status))
@@ -66,10 +96,25 @@ static void pdm_clone_endio(struct bio *bio)
 	 * which only a poll completes.  (bio_poll()'s return value cannot
 	 * count these: blk_mq_poll() returns 1 for any running task.)
 	 */
-	if (bio->bi_opf & REQ_POLLED)
+	if (polled)
 		this_cpu_inc(io->pd->stats->found);
 	WRITE_ONCE(pc->done, true);
-	pdm_io_put(io);
+	if (!published) {
+		pdm_io_put(io);
+		return;
+	}
+	/*
+	 * The last clone of a published bio ended in the task that issued
+	 * it (its poller, reaping a batch of lower completions): finish the
+	 * top bio now rather than at its own next poll_bio, so that one
+	 * io_uring reap pass completes every top bio whose clones one lower
+	 * poll found.  Anywhere else leave it to that poller: from interrupt
+	 * context the top bio may not be freed, and another task must not
+	 * free it while its own poller may be inside bio_poll() on it.
+	 */
+	if (atomic_dec_return(&io->remaining) == 1 && in_task() &&
+	    current == io->owner)
+		pdm_io_claim(io, 0);
 }
 
 /*
@@ -211,15 +256,19 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 
 	if (!io) {
 		io = &container_of(clone, struct pdm_io_clone, clone.bio)->io;
-		io->magic = PDM_IO_MAGIC;
 		io->pd = pd;
 		io->top = top;
 		io->saved_private = NULL;
 		atomic_set(&io->remaining, 1);
 		io->status = BLK_STS_OK;
+		io->published = false;
+		io->owner = current;
 		io->clones = NULL;
 		/* Hybrid polling waits from here: see pdm-poll.c. */
 		io->start_ns = READ_ONCE(pd->hybrid) ? ktime_get_ns() : 0;
+		/* Last: a stale poller trusts the rest once it sees this. */
+		smp_wmb();
+		WRITE_ONCE(io->magic, PDM_IO_MAGIC);
 		*iop = io;
 	}
 	pc = container_of(clone, struct pdm_clone, bio);
@@ -337,14 +386,20 @@ out:
 		io->status = status;
 	} else if (top->bi_opf & REQ_POLLED) {
 		/*
-		 * Publish: from here the poller owns our reference.  The
-		 * submitter's bi_private comes back before completion.
+		 * Publish: our reference becomes the publish reference, which
+		 * pdm_io_claim() drops.  The submitter's bi_private comes
+		 * back before completion.  The clones wait on current->bio_list
+		 * until we return, so none can have ended yet; claim anyway if
+		 * one did.
 		 */
 		io->saved_private = top->bi_private;
 		top->bi_private = io;
 		top->bi_cookie = 0;
+		WRITE_ONCE(io->published, true);
 		smp_wmb();	/* io and bi_private before the marker */
 		WRITE_ONCE(top->bi_opf, top->bi_opf | REQ_DRV);
+		if (atomic_read(&io->remaining) == 1)
+			pdm_io_claim(io, 0);
 		return;
 	}
 	pdm_io_put(io);

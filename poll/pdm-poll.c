@@ -36,14 +36,24 @@ const char * const pdm_poll_mode_names[] = {
 	NULL,
 };
 
+/* Drop a walker's reference; claim the top bio if it was the last but one. */
+static int pdm_io_unwalk(struct pdm_io *io, u64 now)
+{
+	if (atomic_dec_return(&io->remaining) == 1)
+		return pdm_io_claim(io, now);
+	return 0;
+}
+
 /*
- * The published pdm_io of @bio, or NULL if @bio is not (or no longer) a
- * published pdm top bio.  @bio may be stale or recycled: the bio slab is
- * SLAB_TYPESAFE_BY_RCU and our caller holds the RCU read lock, so reading
- * it is safe, and the marker, magic and back pointer tell whether to
- * trust it.
+ * Take a walker's reference on the published pdm_io of @bio; NULL if @bio
+ * is not (or no longer) a published pdm top bio.  @bio may be stale or
+ * recycled: the bio slab is SLAB_TYPESAFE_BY_RCU and our caller holds the
+ * RCU read lock, so reading it is safe; the marker, then the magic and
+ * back pointer, tell whether to trust it.  The reference may land on an
+ * io that was recycled between the checks: that one is checked again, and
+ * pdm_io_unwalk() on it is as good as on ours.
  */
-static struct pdm_io *pdm_published_io(struct bio *bio)
+static struct pdm_io *pdm_io_walk(struct bio *bio)
 {
 	struct pdm_io *io;
 
@@ -54,6 +64,13 @@ static struct pdm_io *pdm_published_io(struct bio *bio)
 	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio)
 		return NULL;
+	if (!atomic_inc_not_zero(&io->remaining))
+		return NULL;
+	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
+	    READ_ONCE(io->top) != bio) {
+		pdm_io_unwalk(io, 0);
+		return NULL;
+	}
 	return io;
 }
 
@@ -73,7 +90,7 @@ static u64 pdm_hybrid_wait(struct pdm_dev *pd, int dir)
  * estimate, like upstream's minimum, which follows a faster sample at
  * once and a slower device by 1/32 of itself per sample.
  */
-static void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
+void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 {
 	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
 
@@ -188,36 +205,44 @@ static unsigned int pdm_pending(struct pdm_io *io)
  *         than one clone is pending, so that no clone's queue is spun on
  *         while another's has completions
  *
- * Never sleeps, reads the clock at most once, allocates nothing.
- * Return: how many of this bio's clones completed during the call, plus
- * one if the top bio completed; 0 if nothing did.  Lower completions
- * batched in @iob show up on a later call, once io_uring has run them.
+ * Never sleeps, reads the clock at most once (hybrid only), allocates
+ * nothing.  Return: how many of this bio's clones completed during the
+ * call, plus one if the top bio completed here; 0 if nothing did.  Lower
+ * completions batched in @iob complete their top bios when io_uring runs
+ * the batch (see pdm_clone_endio()).
  */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags)
 {
-	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
+	struct block_device *bdev = READ_ONCE(bio->bi_bdev);
 	unsigned int pending, polled = 0, skips = 0;
 	struct pdm_clone *pc;
+	struct pdm_dev *pd;
 	struct pdm_io *io;
-	int mode, dir = 0;
 	u64 now = 0;
+	int mode;
 
+	/* A recycled bio may belong to another device by now, or none. */
+	if (!bdev || bdev->bd_disk->fops != &pdm_fops)
+		return 0;
+	pd = bdev->bd_disk->private_data;
 	this_cpu_inc(pd->stats->poll_calls);
-	io = pdm_published_io(bio);
+	io = pdm_io_walk(bio);
 	if (!io)
 		return 0;
+	/* Recycled for another pdm device: its pd, not @bdev's. */
+	pd = io->pd;
 
-	if (io->start_ns) {
-		dir = op_is_write(bio_op(bio));
+	pending = pdm_pending(io);
+	if (pending && io->start_ns) {
 		now = ktime_get_ns();
-		if (now - io->start_ns < pdm_hybrid_wait(pd, dir)) {
+		if (now - io->start_ns <
+		    pdm_hybrid_wait(pd, op_is_write(bio_op(bio)))) {
 			this_cpu_inc(pd->stats->hybrid_early);
-			return 0;
+			return pdm_io_unwalk(io, now);
 		}
 	}
 
-	pending = pdm_pending(io);
 	mode = READ_ONCE(pd->poll_mode);
 	if (mode == PDM_POLL_TRACKED) {
 		if (pending > 1)
@@ -233,15 +258,5 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	if (skips)
 		this_cpu_add(pd->stats->trylock_skips, skips);
 	pending -= pdm_pending(io);
-
-	/* Only the poller's reference left: claim the completion. */
-	if (atomic_read(&io->remaining) != 1 ||
-	    atomic_cmpxchg(&io->remaining, 1, 0) != 1)
-		return pending;
-	if (io->start_ns)
-		pdm_hybrid_learn(pd, dir, now - io->start_ns);
-	bio->bi_opf &= ~REQ_DRV;
-	bio->bi_private = io->saved_private;
-	pdm_io_complete(io);
-	return pending + 1;
+	return pending + pdm_io_unwalk(io, now);
 }

@@ -110,19 +110,29 @@ struct pdm_dev {
 
 /*
  * Per top bio state, kept in the front pad of its first clone, which is
- * freed last.  A polled top bio whose clones were all issued is
- * "published": REQ_DRV set in its bi_opf and bi_private pointing here
- * (the submitter's bi_private saved), and from then on only poll_bio
- * completes it, so the clones it polls stay allocated while it may poll
- * them.  See pdm-io.c.
+ * freed last.
+ *
+ * remaining counts the clones not yet ended, plus one for the submitter,
+ * plus one per poll_bio walking the clones.  An unpolled top bio
+ * completes when it reaches 0.  A polled top bio whose clones were all
+ * issued is "published": REQ_DRV set in its bi_opf and bi_private
+ * pointing here (the submitter's bi_private saved), the submitter's
+ * reference kept as the publish reference; whoever sees remaining at 1 in
+ * the owner's task context may claim the completion (pdm_io_claim(), a
+ * cmpxchg to 0): a poll_bio call, or a clone's end_io run by the owner.
+ * magic is written last when an io is set up and cleared first when it
+ * ends, so a poll_bio on a stale or recycled bio can tell whether to take
+ * a reference.  See pdm-io.c and pdm-poll.c.
  */
 struct pdm_io {
 	unsigned long magic;
 	struct pdm_dev *pd;
 	struct bio *top;
 	void *saved_private;
-	atomic_t remaining;		/* clones + one for the submitter/poller */
-	blk_status_t status;		/* first error, under cmpxchg */
+	atomic_t remaining;
+	blk_status_t status;		/* first error, racy but any will do */
+	bool published;
+	struct task_struct *owner;	/* the issuer, which polls it */
 	struct pdm_clone *clones;	/* every clone, for polling */
 	u64 start_ns;			/* hybrid: when issued; 0 if off */
 };
@@ -174,11 +184,12 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 /* pdm-io.c */
 void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
-void pdm_io_complete(struct pdm_io *io);
+int pdm_io_claim(struct pdm_io *io, u64 now);
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags);
+void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat);
 extern const char * const pdm_poll_mode_names[];
 
 /* pdm-sysfs.c */
