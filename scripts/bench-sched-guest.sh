@@ -1,0 +1,225 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Scheduler contention benchmark, run inside the VM by `make bench-sched`
+# (scripts/bench-sched.sh): fio io_uring 4k random reads with batched
+# submission on null_blk, at several job counts, for none, mq-deadline, kyber
+# and split-deadline, interleaved (the order rotates every repeat) and
+# repeated.  Prints one markdown table per job count and the headline ratios
+# split-deadline/none and split-deadline/mq-deadline at the highest job count.
+#
+# Arguments, all optional, KEY=VALUE (lists are comma-separated, since
+# scripts/vm.sh passes no spaces inside an argument):
+#   reps=3          repeats of every (job count, scheduler) point
+#   secs=2          measured seconds per fio run (after a 0.5 s ramp)
+#   jobs=1,N,2N     fio job counts; N = nproc (the guest's vCPUs)
+#   qd=32           io_uring queue depth per job
+#   batch=8         iodepth_batch_submit and iodepth_batch_complete_min/max
+#   irqmode=1       null_blk irqmode (see below)
+#   scheds=none,mq-deadline,kyber,split-deadline
+#
+# Why these settings:
+# - Batched submission: with one SQE per io_uring_enter every 6.1 elevator
+#   inserts asynchronously and dispatches from a kblockd worker, which hides
+#   the elevator's own cost.  With batch=8 the requests go through the plug
+#   and are inserted and dispatched from the submitting task.
+# - null_blk queue_mode=2 (blk-mq), submit_queues = nproc (one hctx per vCPU,
+#   so contention is on the elevator, not on a shared hctx), no poll queues,
+#   hw_queue_depth=1024 (never the limit).
+# - irqmode=1 (softirq, null_blk's default): completions go through
+#   blk_mq_complete_request() like a real driver's.  With one ctx per hctx,
+#   6.1's blk_mq_complete_request_remote() completes locally at once (no
+#   softirq is actually raised), so this costs little more than irqmode=0
+#   but keeps the real completion path.  irqmode=2 (hrtimer) would add one
+#   emulated timer interrupt per I/O, which under TCG would dominate.
+#
+# CPU cost, two views, both in CPU microseconds per I/O:
+# - fio sys: fio's own threads' system time (terse field 89, % of one CPU
+#   averaged over jobs, so x jobs x 10^4 / IOPS).  Misses kworkers/softirqs
+#   running on behalf of others.
+# - guest: all non-idle CPU time of the guest (/proc/stat, tick-based) from
+#   the first I/O to fio's exit (ramp included, fio's start-up not), divided
+#   by the reads nullb0 completed over the same interval.
+# Under oversubscription both are skewed by host preemption: fio's rusage
+# (scaled by the TSC-based runtime) counts time a vCPU was descheduled on
+# the host, the tick-based /proc/stat loses ticks instead.
+. "$(dirname "$0")/tests/lib.sh"
+
+ncpu=$(nproc)
+REPS=3 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
+SCHEDS=none,mq-deadline,kyber,split-deadline
+for a in "$@"; do
+	case $a in
+	reps=*) REPS=${a#*=} ;;
+	secs=*) SECS=${a#*=} ;;
+	jobs=*) JOBS=${a#*=} ;;
+	qd=*) QD=${a#*=} ;;
+	batch=*) BATCH=${a#*=} ;;
+	irqmode=*) IRQMODE=${a#*=} ;;
+	scheds=*) SCHEDS=${a#*=} ;;
+	*) fail "unknown argument '$a'" ;;
+	esac
+done
+# Unique job counts, in order.
+jobs_list=$(echo "$JOBS" | tr ',' '\n' | awk 'NF && !seen[$1]++')
+IFS=, read -r -a scheds <<<"$SCHEDS"
+[ "$BATCH" -le "$QD" ] || fail "batch ($BATCH) > qd ($QD)"
+
+nullb_load queue_mode=2 submit_queues="$ncpu" poll_queues=0 \
+	irqmode="$IRQMODE" hw_queue_depth=1024
+for s in "${scheds[@]}"; do
+	case $s in
+	none) ;;
+	# Elevators autoload on selection; load them up front anyway so that
+	# the first switch does not pay for it.
+	*) modprobe "$s-iosched" 2>/dev/null || modprobe "$s" 2>/dev/null ;;
+	esac
+done
+dev=nullb0
+echo "guest: $ncpu vCPUs, $(uname -r), null_blk irqmode=$IRQMODE" \
+	"submit_queues=$ncpu nr_hw_queues=$(ls -d /sys/block/$dev/mq/* | wc -l)"
+echo "guest: schedulers available: $(cat /sys/block/$dev/queue/scheduler)"
+
+# sample: BUSY = non-idle jiffies of all CPUs, READS = reads nullb0
+# completed.  Builtins only: no fork, so the sample is taken at once even on
+# a guest whose CPUs fio keeps busy.
+sample() {
+	local u n sy irq sirq st
+	read -r _ u n sy _ _ irq sirq st _ </proc/stat
+	BUSY=$((u + n + sy + irq + sirq + st))
+	read -r READS _ </sys/block/$dev/stat
+}
+# nap: sleep 20 ms without forking (read times out on an empty FIFO).
+mkfifo /tmp/bench-nap
+exec 9<>/tmp/bench-nap
+nap() {
+	read -r -t 0.02 -u 9 _ || :
+}
+
+declare -A iops fsys gcpu
+start=$SECONDS
+for j in $jobs_list; do
+	for rep in $(seq "$REPS"); do
+		n=${#scheds[@]}
+		for k in $(seq 0 $((n - 1))); do
+			s=${scheds[$(((k + rep - 1) % n))]}
+			set_sched $dev "$s"
+			# fio in the background, so that the guest CPU count
+			# starts at the first I/O, not at fio's (slow) start-up.
+			sample
+			bs=$BUSY rs=$READS
+			( fio_run bench --filename=/dev/$dev --ioengine=io_uring \
+				--direct=1 --bs=4k --rw=randread --numjobs="$j" \
+				--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
+				--iodepth_batch_complete_min="$BATCH" \
+				--iodepth_batch_complete_max="$BATCH" \
+				--runtime="$SECS" --time_based --ramp_time=0.5 ) &
+			pid=$!
+			sample
+			while [ "$READS" = "$rs" ] && kill -0 $pid 2>/dev/null; do
+				nap
+				sample
+			done
+			b0=$BUSY r0=$READS
+			wait $pid || fail "fio: $s, $j jobs failed (see above)"
+			sample
+			b1=$BUSY r1=$READS
+			# A starved polling loop (oversubscribed, busy host) may
+			# see the first I/O late; then count the whole run.
+			late=
+			if [ $(((r0 - rs) * 20)) -gt $((r1 - rs)) ]; then
+				b0=$bs r0=$rs late=" (late start detection: whole run counted)"
+			fi
+			# fio_run checked the exit status and error field in
+			# the subshell; take its summary here.
+			FIO_TERSE=$(grep '^3;' /tmp/fio-bench.out | tail -n 1)
+			grep -q "\[$s\]" /sys/block/$dev/queue/scheduler ||
+				fail "scheduler changed during the run: $(cat /sys/block/$dev/queue/scheduler), expected $s"
+			io=$(fio_field 8)
+			[ "$io" -gt 0 ] || fail "fio: $s, $j jobs: no I/O"
+			[ $((r1 - r0)) -gt 0 ] || fail "$dev completed no reads for $s"
+			fs=$(echo "$FIO_TERSE" | awk -F';' -v j="$j" \
+				'{ printf "%.2f", $89 * j * 10000 / $8 }')
+			gc=$(awk -v b=$((b1 - b0)) -v r=$((r1 - r0)) \
+				'BEGIN { printf "%.2f", b * 10000 / r }')
+			iops[$j,$s]+=" $io"
+			fsys[$j,$s]+=" $fs"
+			gcpu[$j,$s]+=" $gc"
+			printf 'run: jobs=%s rep=%s sched=%s iops=%s fio_usr%%=%s fio_sys%%=%s fio_sys_us/io=%s guest_us/io=%s%s\n' \
+				"$j" "$rep" "$s" "$io" "$(fio_field 88)" \
+				"$(fio_field 89)" "$fs" "$gc" "$late"
+		done
+	done
+done
+elapsed=$((SECONDS - start))
+
+has() {
+	local x
+	for x in "${scheds[@]}"; do [ "$x" = "$1" ] && return 0; done
+	return 1
+}
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
+}
+minmax() {
+	printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 }
+		END { print lo "-" hi }'
+}
+
+echo "@@BENCH-MD-BEGIN@@"
+echo "fio io_uring 4k randread, QD$QD per job, batch submit/complete $BATCH/$BATCH," \
+	"null_blk (blk-mq, $ncpu submit queues, irqmode=$IRQMODE, no poll queues);" \
+	"$ncpu vCPUs; $REPS repeats x ${SECS}s (+0.5s ramp), schedulers interleaved," \
+	"order rotated per repeat; ${elapsed}s of runs."
+echo
+echo "CPU columns: CPU microseconds per I/O (medians). fio sys = system time of" \
+	"fio's threads; guest = all non-idle guest CPU time over the fio run" \
+	"from the first I/O to fio's exit (incl. kworkers, softirqs)."
+declare -A med
+for j in $jobs_list; do
+	echo
+	echo "### $j job(s) on $ncpu vCPUs"
+	echo
+	echo "| scheduler | median IOPS | min-max IOPS | spread | fio sys us/IO | guest us/IO | vs none | vs mq-deadline |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	for s in "${scheds[@]}"; do
+		# shellcheck disable=SC2086
+		med[$j,$s]=$(median ${iops[$j,$s]})
+	done
+	for s in "${scheds[@]}"; do
+		m=${med[$j,$s]}
+		# shellcheck disable=SC2086
+		mm=$(minmax ${iops[$j,$s]})
+		spread=$(awk -v r="$mm" -v m="$m" 'BEGIN { split(r, a, "-");
+			printf "%.0f%%", (a[2] - a[1]) * 100 / m }')
+		vn=- vm=-
+		has none && vn=$(ratio "$m" "${med[$j,none]}")
+		has mq-deadline && vm=$(ratio "$m" "${med[$j,mq-deadline]}")
+		# shellcheck disable=SC2086
+		printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$s" "$m" \
+			"$mm" "$spread" "$(median ${fsys[$j,$s]})" \
+			"$(median ${gcpu[$j,$s]})" "$vn" "$vm"
+	done
+done
+
+if has split-deadline && has none && has mq-deadline; then
+	echo
+	echo "### split-deadline ratios (median IOPS) on $ncpu vCPUs"
+	echo
+	echo "| jobs | split-deadline / none (target >= 0.95x) | split-deadline / mq-deadline (target >= 2x at the highest contention) |"
+	echo "|---:|---:|---:|"
+	for j in $jobs_list; do
+		printf '| %s | %s | %s |\n' "$j" \
+			"$(ratio "${med[$j,split-deadline]}" "${med[$j,none]}")" \
+			"$(ratio "${med[$j,split-deadline]}" "${med[$j,mq-deadline]}")"
+		last=$j
+	done
+	rn=$(ratio "${med[$last,split-deadline]}" "${med[$last,none]}")
+	rmq=$(ratio "${med[$last,split-deadline]}" "${med[$last,mq-deadline]}")
+	okn=$(awk -v r="${rn%x}" 'BEGIN { print (r >= 0.95) ? "meets" : "BELOW" }')
+	okm=$(awk -v r="${rmq%x}" 'BEGIN { print (r >= 2) ? "meets" : "BELOW" }')
+	echo
+	echo "Headline at $last jobs on $ncpu vCPUs: split-deadline/none = $rn" \
+		"($okn target 0.95x), split-deadline/mq-deadline = $rmq ($okm target 2x)."
+fi
+echo "@@BENCH-MD-END@@"
