@@ -117,6 +117,13 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 		ret = -ELOOP;
 		goto put;
 	}
+	if (bdev_is_zoned(bdev)) {
+		/* Zone append and zone reports would need remapping. */
+		pdm_err(err, "line %u: %s: zoned devices are not supported",
+			seg->line, leg->dev);
+		ret = -EOPNOTSUPP;
+		goto put;
+	}
 	if (need > bdev_nr_sectors(bdev)) {
 		pdm_err(err, "line %u: %s: needs %llu sectors, has %llu",
 			seg->line, leg->dev, need,

@@ -8,7 +8,8 @@
 # - lower limits: 1 MiB polled reads over null_blk (max_sectors 255) are
 #   cut into clones the lower queue takes whole, so none of them is split
 #   below and failed with EAGAIN (which io_uring would retry forever);
-# - flushes and discards when every lower device supports them.
+# - flushes and discards when every lower device supports them;
+# - no zoned lower devices.
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
@@ -79,5 +80,11 @@ run pdmsetup create nodiscard --table "0 8192 linear /dev/nullb0 0" >/dev/null
 expect_eq "discard_max_bytes over a lower without discard" 0 \
 	"$(cat /sys/block/pdm0/queue/discard_max_bytes)"
 run pdmsetup remove nodiscard
+
+# 4. Zoned lower devices are refused: zone append would need remapping.
+nullb_cfs nullb2 size=256 queue_mode=2 zoned=1 zone_size=64
+expect_fail "Operation not supported: line 1: /dev/nullb2: zoned devices are not supported" \
+	pdmsetup create zoned --table "0 8192 linear /dev/nullb2 0"
+expect_eq "devices after refusals" "No devices found" "$(pdmsetup ls)"
 run rmmod pdm
 echo "PASS"
