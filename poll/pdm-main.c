@@ -72,7 +72,7 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 		return ERR_PTR(-EINVAL);
 	}
 	if (hdr->data_len > PDM_MAX_TABLE) {
-		pdm_err(err, "table of %u bytes exceeds %u", hdr->data_len,
+		pdm_err(err, "line 1: table of %u bytes exceeds %u", hdr->data_len,
 			PDM_MAX_TABLE);
 		return ERR_PTR(-E2BIG);
 	}

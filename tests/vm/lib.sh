@@ -6,6 +6,7 @@
 
 set -u
 TRACEFS=/sys/kernel/tracing
+# shellcheck disable=SC2034 # for the tests that source this file
 DEBUGFS=/sys/kernel/debug
 
 fail() {
@@ -90,7 +91,7 @@ probe_sum_start() {
 	echo "r:blkfast/$name $func ret=\$retval:s32" >>$TRACEFS/kprobe_events ||
 		fail "cannot add kretprobe on $func"
 	echo "hist:keys=common_type:vals=hitcount,ret" \
-		>$TRACEFS/events/blkfast/$name/trigger ||
+		>"$TRACEFS/events/blkfast/$name/trigger" ||
 		fail "cannot add hist trigger on $func"
 }
 
@@ -107,7 +108,7 @@ probe_calls() {
 probe_sum_stop() {
 	local name=$1
 	echo "!hist:keys=common_type:vals=hitcount,ret" \
-		>$TRACEFS/events/blkfast/$name/trigger
+		>"$TRACEFS/events/blkfast/$name/trigger"
 	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
 }
 
@@ -120,17 +121,18 @@ nullb_load() {
 
 # wait_for_block DEV: wait up to 5 s for /dev/DEV.
 wait_for_block() {
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ -b "/dev/$1" ] && return 0
 		sleep 0.1
 	done
 	fail "/dev/$1 did not appear"
 }
 
-# median NUMBERS...: the median (lower middle for an even count).
+# median NUMBERS...: the median (lower middle for an even count).  An
+# argument may hold several numbers separated by spaces.
 median() {
-	printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n |
+		awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'
 }
 
 # set_sched DEV NAME: select an I/O scheduler and check that it took.
@@ -139,4 +141,19 @@ set_sched() {
 		fail "cannot set scheduler $2 on $1"
 	grep -q "\[$2\]" /sys/block/"$1"/queue/scheduler ||
 		fail "$1: scheduler is '$(cat /sys/block/"$1"/queue/scheduler)', expected $2"
+}
+
+# nullb_cfs NAME KEY=VALUE...: create a null_blk device through configfs
+# (null_blk must be loaded), set its attributes, power it on and wait for
+# it.  6.1 names the disk after the directory: /dev/NAME.
+nullb_cfs() {
+	local name=$1 kv d=/sys/kernel/config/nullb/$1
+	shift
+	mkdir "$d" || fail "cannot create configfs null_blk $name"
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" ||
+			fail "null_blk $name: cannot set ${kv%%=*}=${kv#*=}"
+	done
+	echo 1 >"$d/power" || fail "null_blk $name: cannot power on"
+	wait_for_block "$name"
 }
