@@ -14,13 +14,12 @@
  * A lower device that is not blk-mq (pdm or dm stacked below) is polled
  * through its clones, as in tracked mode, whatever the mode.
  *
- * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's earliest
- * expected completion, poll_bio returns at once without touching a lower
- * queue.  poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
+ * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's expected
+ * completion, poll_bio returns at once without touching a lower queue.  poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
  * io_uring never allows sleeping here), so the wait is made of early
  * returns, not sleep.  The wait runs from each bio's own issue time, and
  * the expected completion time is learned per device and direction from
- * polled completions.
+ * polled completions (a streaming median, see pdm_hybrid_learn()).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -75,29 +74,42 @@ static struct pdm_io *pdm_io_walk(struct bio *bio)
 }
 
 /*
- * Hybrid: start polling a little before the estimate, so that a device
- * that got faster shows it and pulls the estimate down.
+ * Hybrid: start polling at 7/8 of the estimate.  Polling a little early
+ * keeps completions faster than the estimate visible, so that it can
+ * fall (see pdm_hybrid_learn()).
  */
 static u64 pdm_hybrid_wait(struct pdm_dev *pd, int dir)
 {
 	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
 
-	return est - est / 4;
+	return est - est / 8;
 }
 
-/*
- * Learn from one polled completion seen @lat ns after issue: a low
- * estimate, like upstream's minimum, which follows a faster sample at
- * once and a slower device by 1/32 of itself per sample.
+/**
+ * pdm_hybrid_learn() - learn from one polled completion
+ * @pd:  the device
+ * @dir: 0 read, 1 write
+ * @lat: ns from the bio's issue to its completion being seen
+ *
+ * The estimate is a streaming median of completion times: each sample
+ * above it raises it by 1/32, each below lowers it by 1/32, so it settles
+ * where half the completions are faster.  Upstream's minimum reacts to one
+ * lucky completion (QEMU's NVMe completes some reads in a fifth of the
+ * usual time) and then polls from far too early; the median is still a
+ * low estimate of when to start (the latency distribution has a long
+ * tail), follows a device that gets slower or faster within some 40
+ * samples, and costs a few shifts and no memory.
  */
 void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 {
 	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
 
-	if (!est || lat < est)
+	if (!est)
 		est = lat;
-	else
-		est = min(lat, est + est / 32 + 1);
+	else if (lat > est)
+		est += est / 32 + 1;
+	else if (lat < est)
+		est -= est / 32;
 	WRITE_ONCE(pd->hybrid_ns[dir], est);
 }
 
