@@ -219,6 +219,14 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	LIST_HEAD(free);
 
 	if (spin_trylock(&sd->lock)) {
+		/*
+		 * Staged requests arrived first: insert them first.  Zoned
+		 * sequential writes depend on it (a write inserted ahead of
+		 * its staged predecessor would be dispatched first to an
+		 * unlocked zone and fail as unaligned), and so does the FIFO
+		 * order of everything else.
+		 */
+		sd_drain_staged(q, sd, &free);
 		while (!list_empty(list)) {
 			rq = list_first_entry(list, struct request, queuelist);
 			list_del_init(&rq->queuelist);
