@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <linux/sbitmap.h>
 #include <linux/slab.h>
+#include <trace/events/block.h>
 
 #include <block/elevator.h>
 #include <block/blk-mq.h>
@@ -158,6 +159,8 @@ static void sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 
 	if (blk_mq_sched_try_insert_merge(q, rq, free))
 		return;
+	/* As mq-deadline: blktrace shows the insert, staged or not. */
+	trace_block_rq_insert(rq);
 
 	if (at_head) {
 		list_add(&rq->queuelist, &pp->dispatch);
