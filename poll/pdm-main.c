@@ -15,6 +15,7 @@
 
 #include "pdm.h"
 
+/* Serialises control commands; guards the device list (see pdm.h). */
 DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
@@ -113,21 +114,20 @@ static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr,
 		return pdm_dev_remove(pd, hdr->err);
 	case PDM_IOC_INFO:
 		break;
-	case PDM_IOC_TABLE:
-		if (hdr->flags & PDM_F_QUERY_INACTIVE) {
-			ret = pdm_put_out(hdr, udata, out, pd->inactive ?
-				pdm_map_format_table(pd->inactive, out, room) :
-				0);
-		} else {
-			ret = pdm_put_out(hdr, udata, out,
-				pdm_map_format_table(pd->map, out, room));
-		}
+	case PDM_IOC_TABLE: {
+		struct pdm_map *map = hdr->flags & PDM_F_QUERY_INACTIVE ?
+				      pd->inactive : pd->map;
+		size_t len = map ? pdm_map_format_table(map, out, room) : 0;
+
+		ret = pdm_put_out(hdr, udata, out, len);
 		break;
-	case PDM_IOC_STATUS:
-		ret = pdm_put_out(hdr, udata, out,
-				  pdm_map_format_status(pd, pd->map, out,
-							room));
+	}
+	case PDM_IOC_STATUS: {
+		size_t len = pdm_map_format_status(pd, pd->map, out, room);
+
+		ret = pdm_put_out(hdr, udata, out, len);
 		break;
+	}
 	case PDM_IOC_RELOAD:
 		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
 		break;

@@ -168,7 +168,8 @@ static int pdm_map_stack(struct pdm_map *map)
 	u32 s, l, i, legs = 0;
 
 	blk_set_stacking_limits(&map->limits);
-	map->poll = map->discard = true;
+	map->poll = true;
+	map->discard = true;
 	map->wc = false;
 	for (s = 0; s < spec->nr_segs; s++)
 		legs += spec->segs[s].nr_legs;

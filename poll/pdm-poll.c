@@ -15,7 +15,8 @@
  * through its clones, as in tracked mode, whatever the mode.
  *
  * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's expected
- * completion, poll_bio returns at once without touching a lower queue.  poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
+ * completion, poll_bio returns at once without touching a lower queue.
+ * poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
  * io_uring never allows sleeping here), so the wait is made of early
  * returns, not sleep.  The wait runs from each bio's own issue time, and
  * the expected completion time is learned per device and direction from

@@ -36,7 +36,7 @@ enum pdm_target {
 #define PDM_MAX_STRIPES		64	/* legs of one striped segment */
 #define PDM_MAX_SEGMENTS	1024	/* segments of one table */
 #define PDM_MAX_LINE		4096	/* bytes of one line, '\n' excluded */
-#define PDM_MAX_TABLE		(1 << 20)	/* bytes of a whole table */
+#define PDM_MAX_TABLE		(1024 * 1024)	/* bytes of a whole table */
 #define PDM_ERR_LEN		128	/* room for one error message */
 #define PDM_MAX_DEV_NAME	255	/* bytes of a device name, like NAME_MAX */
 /*

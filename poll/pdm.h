@@ -84,11 +84,11 @@ struct pdm_dev {
 	struct percpu_ref active;	/* top bios in flight */
 	wait_queue_head_t drained;	/* active reached zero after a kill */
 
-	spinlock_t defer_lock;
+	spinlock_t defer_lock;		/* suspended, deferred */
 	bool suspended;
 	struct bio_list deferred;
 
-	spinlock_t open_lock;
+	spinlock_t open_lock;		/* open_count, removing */
 	int open_count;
 	bool removing;
 

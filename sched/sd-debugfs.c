@@ -18,31 +18,45 @@ static struct sdl_data *sd_of(struct request_queue *q)
 }
 
 /*
- * Lists are walked under the lock that owns them.  One start/next pair per
- * list, generated below, since a debugfs attribute carries no argument.
+ * Lists are walked under the lock that owns them.  A debugfs attribute
+ * carries no argument, so each list gets its own seq_operations, generated
+ * around two accessors: sd_<name>_lock() and sd_<name>_list().
  */
 #define SD_LIST_SEQ(name, lockexpr, listexpr)				\
-static void *sd_##name##_start(struct seq_file *m, loff_t *pos)	\
-	__acquires(lockexpr)						\
+static spinlock_t *sd_##name##_lock(struct sdl_data *sd)		\
 {									\
-	struct sdl_data *sd = sd_of(m->private);				\
-									\
-	spin_lock(lockexpr);						\
-	return seq_list_start(listexpr, *pos);				\
+	return lockexpr;						\
 }									\
+									\
+static struct list_head *sd_##name##_list(struct sdl_data *sd)		\
+{									\
+	return listexpr;						\
+}									\
+									\
+static void *sd_##name##_start(struct seq_file *m, loff_t *pos)	\
+	__acquires(sd_##name##_lock(sd))				\
+{									\
+	struct sdl_data *sd = sd_of(m->private);			\
+									\
+	spin_lock(sd_##name##_lock(sd));				\
+	return seq_list_start(sd_##name##_list(sd), *pos);		\
+}									\
+									\
 static void *sd_##name##_next(struct seq_file *m, void *v, loff_t *pos) \
 {									\
-	struct sdl_data *sd = sd_of(m->private);				\
+	struct sdl_data *sd = sd_of(m->private);			\
 									\
-	return seq_list_next(v, listexpr, pos);				\
+	return seq_list_next(v, sd_##name##_list(sd), pos);		\
 }									\
+									\
 static void sd_##name##_stop(struct seq_file *m, void *v)		\
-	__releases(lockexpr)						\
+	__releases(sd_##name##_lock(sd))				\
 {									\
-	struct sdl_data *sd = sd_of(m->private);				\
+	struct sdl_data *sd = sd_of(m->private);			\
 									\
-	spin_unlock(lockexpr);						\
+	spin_unlock(sd_##name##_lock(sd));				\
 }									\
+									\
 static const struct seq_operations sd_##name##_seq_ops = {		\
 	.start	= sd_##name##_start,					\
 	.next	= sd_##name##_next,					\
@@ -50,32 +64,49 @@ static const struct seq_operations sd_##name##_seq_ops = {		\
 	.show	= blk_mq_debugfs_rq_show,				\
 }
 
-#define SD_FIFO_ATTRS(prio, dir, name)					\
-SD_LIST_SEQ(name##_fifo, &sd->lock,					\
-	    &sd->per_prio[prio].fifo_list[dir]);			\
-static int sd_##name##_next_rq_show(void *data, struct seq_file *m)	\
-{									\
-	struct sdl_data *sd = sd_of(data);				\
-	struct request *rq;						\
-									\
-	spin_lock(&sd->lock);						\
-	rq = sd->per_prio[prio].next_rq[dir];				\
-	if (rq)								\
-		__blk_mq_debugfs_rq_show(m, rq);			\
-	spin_unlock(&sd->lock);						\
-	return 0;							\
-}
-
-SD_FIFO_ATTRS(SD_RT_PRIO, SD_READ, read0);
-SD_FIFO_ATTRS(SD_RT_PRIO, SD_WRITE, write0);
-SD_FIFO_ATTRS(SD_BE_PRIO, SD_READ, read1);
-SD_FIFO_ATTRS(SD_BE_PRIO, SD_WRITE, write1);
-SD_FIFO_ATTRS(SD_IDLE_PRIO, SD_READ, read2);
-SD_FIFO_ATTRS(SD_IDLE_PRIO, SD_WRITE, write2);
+SD_LIST_SEQ(read0_fifo, &sd->lock,
+	    &sd->per_prio[SD_RT_PRIO].fifo_list[SD_READ]);
+SD_LIST_SEQ(write0_fifo, &sd->lock,
+	    &sd->per_prio[SD_RT_PRIO].fifo_list[SD_WRITE]);
+SD_LIST_SEQ(read1_fifo, &sd->lock,
+	    &sd->per_prio[SD_BE_PRIO].fifo_list[SD_READ]);
+SD_LIST_SEQ(write1_fifo, &sd->lock,
+	    &sd->per_prio[SD_BE_PRIO].fifo_list[SD_WRITE]);
+SD_LIST_SEQ(read2_fifo, &sd->lock,
+	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_READ]);
+SD_LIST_SEQ(write2_fifo, &sd->lock,
+	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_WRITE]);
 SD_LIST_SEQ(dispatch0, &sd->lock, &sd->per_prio[0].dispatch);
 SD_LIST_SEQ(dispatch1, &sd->lock, &sd->per_prio[1].dispatch);
 SD_LIST_SEQ(dispatch2, &sd->lock, &sd->per_prio[2].dispatch);
 SD_LIST_SEQ(staged, &sd->insert_lock, &sd->staged);
+
+static int sd_next_rq_show(void *data, struct seq_file *m,
+			   enum sd_prio prio, enum sd_dir dir)
+{
+	struct sdl_data *sd = sd_of(data);
+	struct request *rq;
+
+	spin_lock(&sd->lock);
+	rq = sd->per_prio[prio].next_rq[dir];
+	if (rq)
+		__blk_mq_debugfs_rq_show(m, rq);
+	spin_unlock(&sd->lock);
+	return 0;
+}
+
+#define SD_NEXT_RQ_SHOW(name, prio, dir)				\
+static int sd_##name##_next_rq_show(void *data, struct seq_file *m)	\
+{									\
+	return sd_next_rq_show(data, m, prio, dir);			\
+}
+
+SD_NEXT_RQ_SHOW(read0, SD_RT_PRIO, SD_READ)
+SD_NEXT_RQ_SHOW(write0, SD_RT_PRIO, SD_WRITE)
+SD_NEXT_RQ_SHOW(read1, SD_BE_PRIO, SD_READ)
+SD_NEXT_RQ_SHOW(write1, SD_BE_PRIO, SD_WRITE)
+SD_NEXT_RQ_SHOW(read2, SD_IDLE_PRIO, SD_READ)
+SD_NEXT_RQ_SHOW(write2, SD_IDLE_PRIO, SD_WRITE)
 
 static int sd_batching_show(void *data, struct seq_file *m)
 {
@@ -149,17 +180,19 @@ static int sd_contention_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-#define SD_QUEUE_DDIR_ATTRS(name)					\
-	{#name "_fifo_list", 0400, .seq_ops = &sd_##name##_fifo_seq_ops}, \
-	{#name "_next_rq", 0400, sd_##name##_next_rq_show}
-
 const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[] = {
-	SD_QUEUE_DDIR_ATTRS(read0),
-	SD_QUEUE_DDIR_ATTRS(write0),
-	SD_QUEUE_DDIR_ATTRS(read1),
-	SD_QUEUE_DDIR_ATTRS(write1),
-	SD_QUEUE_DDIR_ATTRS(read2),
-	SD_QUEUE_DDIR_ATTRS(write2),
+	{"read0_fifo_list", 0400, .seq_ops = &sd_read0_fifo_seq_ops},
+	{"read0_next_rq", 0400, sd_read0_next_rq_show},
+	{"write0_fifo_list", 0400, .seq_ops = &sd_write0_fifo_seq_ops},
+	{"write0_next_rq", 0400, sd_write0_next_rq_show},
+	{"read1_fifo_list", 0400, .seq_ops = &sd_read1_fifo_seq_ops},
+	{"read1_next_rq", 0400, sd_read1_next_rq_show},
+	{"write1_fifo_list", 0400, .seq_ops = &sd_write1_fifo_seq_ops},
+	{"write1_next_rq", 0400, sd_write1_next_rq_show},
+	{"read2_fifo_list", 0400, .seq_ops = &sd_read2_fifo_seq_ops},
+	{"read2_next_rq", 0400, sd_read2_next_rq_show},
+	{"write2_fifo_list", 0400, .seq_ops = &sd_write2_fifo_seq_ops},
+	{"write2_next_rq", 0400, sd_write2_next_rq_show},
 	{"async_depth", 0400, sd_async_depth_show},
 	{"dispatch0", 0400, .seq_ops = &sd_dispatch0_seq_ops},
 	{"dispatch1", 0400, .seq_ops = &sd_dispatch1_seq_ops},

@@ -29,13 +29,19 @@ static int sd_parse_clamped(const char *page, int min, int max, int *out)
 	return 0;
 }
 
-#define SD_INT_ATTR(name, field, min, max)				\
+/*
+ * Show and store functions of one tunable.  @var is the tunable's lvalue in
+ * terms of sd, the elevator data, as with mq-deadline's SHOW_* and STORE_*.
+ */
+#define SD_INT_SHOW(name, var)						\
 static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 {									\
 	struct sdl_data *sd = e->elevator_data;				\
 									\
-	return sd_show_int(e, page, sd->field);				\
-}									\
+	return sd_show_int(e, page, var);				\
+}
+
+#define SD_INT_STORE(name, var, min, max)				\
 static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
@@ -44,18 +50,20 @@ static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 									\
 	if (ret)							\
 		return ret;						\
-	WRITE_ONCE(sd->field, v);					\
+	WRITE_ONCE(var, v);						\
 	return count;							\
 }
 
 /* Tunables in milliseconds, kept in jiffies. */
-#define SD_MS_ATTR(name, field)						\
+#define SD_MS_SHOW(name, var)						\
 static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 {									\
 	struct sdl_data *sd = e->elevator_data;				\
 									\
-	return sd_show_int(e, page, jiffies_to_msecs(sd->field));	\
-}									\
+	return sd_show_int(e, page, jiffies_to_msecs(var));		\
+}
+
+#define SD_MS_STORE(name, var)						\
 static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
@@ -64,17 +72,24 @@ static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 									\
 	if (ret)							\
 		return ret;						\
-	WRITE_ONCE(sd->field, msecs_to_jiffies(v));			\
+	WRITE_ONCE(var, msecs_to_jiffies(v));				\
 	return count;							\
 }
 
-SD_MS_ATTR(read_expire, fifo_expire[SD_READ])
-SD_MS_ATTR(write_expire, fifo_expire[SD_WRITE])
-SD_MS_ATTR(prio_aging_expire, prio_aging_expire)
-SD_INT_ATTR(writes_starved, writes_starved, INT_MIN, INT_MAX)
-SD_INT_ATTR(front_merges, front_merges, 0, 1)
-SD_INT_ATTR(async_depth, async_depth, 1, INT_MAX)
-SD_INT_ATTR(fifo_batch, fifo_batch, 0, INT_MAX)
+SD_MS_SHOW(read_expire, sd->fifo_expire[SD_READ])
+SD_MS_STORE(read_expire, sd->fifo_expire[SD_READ])
+SD_MS_SHOW(write_expire, sd->fifo_expire[SD_WRITE])
+SD_MS_STORE(write_expire, sd->fifo_expire[SD_WRITE])
+SD_MS_SHOW(prio_aging_expire, sd->prio_aging_expire)
+SD_MS_STORE(prio_aging_expire, sd->prio_aging_expire)
+SD_INT_SHOW(writes_starved, sd->writes_starved)
+SD_INT_STORE(writes_starved, sd->writes_starved, INT_MIN, INT_MAX)
+SD_INT_SHOW(front_merges, sd->front_merges)
+SD_INT_STORE(front_merges, sd->front_merges, 0, 1)
+SD_INT_SHOW(async_depth, sd->async_depth)
+SD_INT_STORE(async_depth, sd->async_depth, 1, INT_MAX)
+SD_INT_SHOW(fifo_batch, sd->fifo_batch)
+SD_INT_STORE(fifo_batch, sd->fifo_batch, 0, INT_MAX)
 
 #define SD_ATTR(name) __ATTR(name, 0644, sd_##name##_show, sd_##name##_store)
 

@@ -17,6 +17,8 @@
 #   batch=8         iodepth_batch_submit and iodepth_batch_complete_min/max
 #   irqmode=1       null_blk irqmode (see below)
 #   scheds=none,mq-deadline,kyber,split-deadline
+#   dev=            a real device to use instead of null_blk (e.g. nvme0n1,
+#                   with `make bench` --host on a real machine)
 #
 # Why these settings:
 # - Batched submission: with one SQE per io_uring_enter every 6.1 elevator
@@ -43,9 +45,11 @@
 # Under oversubscription both are skewed by host preemption: fio's rusage
 # (scaled by the TSC-based runtime) counts time a vCPU was descheduled on
 # the host, the tick-based /proc/stat loses ticks instead.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 ncpu=$(nproc)
+DEV=
 REPS=3 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
 SCHEDS=none,mq-deadline,kyber,split-deadline
 for a in "$@"; do
@@ -57,6 +61,7 @@ for a in "$@"; do
 	batch=*) BATCH=${a#*=} ;;
 	irqmode=*) IRQMODE=${a#*=} ;;
 	scheds=*) SCHEDS=${a#*=} ;;
+	dev=*) DEV=${a#*=} ;;
 	*) fail "unknown argument '$a'" ;;
 	esac
 done
@@ -65,8 +70,11 @@ jobs_list=$(echo "$JOBS" | tr ',' '\n' | awk 'NF && !seen[$1]++')
 IFS=, read -r -a scheds <<<"$SCHEDS"
 [ "$BATCH" -le "$QD" ] || fail "batch ($BATCH) > qd ($QD)"
 
-nullb_load queue_mode=2 submit_queues="$ncpu" poll_queues=0 \
-	irqmode="$IRQMODE" hw_queue_depth=1024
+if [ -z "$DEV" ]; then
+	nullb_load queue_mode=2 submit_queues="$ncpu" poll_queues=0 \
+		irqmode="$IRQMODE" hw_queue_depth=1024
+	DEV=nullb0
+fi
 for s in "${scheds[@]}"; do
 	case $s in
 	none) ;;
@@ -75,10 +83,10 @@ for s in "${scheds[@]}"; do
 	*) modprobe "$s-iosched" 2>/dev/null || modprobe "$s" 2>/dev/null ;;
 	esac
 done
-dev=nullb0
+dev=$DEV
 echo "guest: $ncpu vCPUs, $(uname -r), null_blk irqmode=$IRQMODE" \
-	"submit_queues=$ncpu nr_hw_queues=$(ls -d /sys/block/$dev/mq/* | wc -l)"
-echo "guest: schedulers available: $(cat /sys/block/$dev/queue/scheduler)"
+	"submit_queues=$ncpu nr_hw_queues=$(find "/sys/block/$dev/mq" -mindepth 1 -maxdepth 1 | wc -l)"
+echo "guest: schedulers available: $(cat "/sys/block/$dev/queue/scheduler")"
 
 # sample: BUSY = non-idle jiffies of all CPUs, READS = reads nullb0
 # completed.  Builtins only: no fork, so the sample is taken at once even on
@@ -87,7 +95,7 @@ sample() {
 	local u n sy irq sirq st
 	read -r _ u n sy _ _ irq sirq st _ </proc/stat
 	BUSY=$((u + n + sy + irq + sirq + st))
-	read -r READS _ </sys/block/$dev/stat
+	read -r READS _ <"/sys/block/$dev/stat"
 }
 # nap: sleep 20 ms without forking (read times out on an empty FIFO).
 mkfifo /tmp/bench-nap
@@ -103,12 +111,12 @@ for j in $jobs_list; do
 		n=${#scheds[@]}
 		for k in $(seq 0 $((n - 1))); do
 			s=${scheds[$(((k + rep - 1) % n))]}
-			set_sched $dev "$s"
+			set_sched "$dev" "$s"
 			# fio in the background, so that the guest CPU count
 			# starts at the first I/O, not at fio's (slow) start-up.
 			sample
 			bs=$BUSY rs=$READS
-			( fio_run bench --filename=/dev/$dev --ioengine=io_uring \
+			( fio_run bench --filename="/dev/$dev" --ioengine=io_uring \
 				--direct=1 --bs=4k --rw=randread --numjobs="$j" \
 				--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
 				--iodepth_batch_complete_min="$BATCH" \
@@ -133,8 +141,8 @@ for j in $jobs_list; do
 			# fio_run checked the exit status and error field in
 			# the subshell; take its summary here.
 			FIO_TERSE=$(grep '^3;' /tmp/fio-bench.out | tail -n 1)
-			grep -q "\[$s\]" /sys/block/$dev/queue/scheduler ||
-				fail "scheduler changed during the run: $(cat /sys/block/$dev/queue/scheduler), expected $s"
+			grep -q "\[$s\]" "/sys/block/$dev/queue/scheduler" ||
+				fail "scheduler changed during the run: $(cat "/sys/block/$dev/queue/scheduler"), expected $s"
 			io=$(fio_field 8)
 			[ "$io" -gt 0 ] || fail "fio: $s, $j jobs: no I/O"
 			[ $((r1 - r0)) -gt 0 ] || fail "$dev completed no reads for $s"

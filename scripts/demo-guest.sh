@@ -5,25 +5,35 @@
 # null_blk, comparing schedulers and polled against interrupt completion.
 # Each configuration runs REPS times, interleaved; the table shows medians.
 # Absolute IOPS under software emulation mean little: read the ratios.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 REPS=${1:-3}
 SECS=${2:-2}
 
-nullb_load queue_mode=2 submit_queues=2 poll_queues=1 irqmode=0 \
-	hw_queue_depth=256 gb=4
+nullb_load queue_mode=2 nr_devices=2 submit_queues=2 poll_queues=1 \
+	irqmode=0 hw_queue_depth=256 gb=4
 run modprobe split-deadline
 modprobe kyber-iosched
+# pdm linear over the second, identical device (pdm holds it exclusively).
+run modprobe pdm
+run pdmsetup create demo --table \
+	"0 $(cat /sys/block/nullb1/size) linear /dev/nullb1 0" >/dev/null
 
 configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
-	 "none polled" "mq-deadline polled" "split-deadline polled")
+	 "none polled" "mq-deadline polled" "split-deadline polled"
+	 "pdm irq" "pdm polled")
 declare -A iops cpu
-for rep in $(seq "$REPS"); do
+for _ in $(seq "$REPS"); do
 	for c in "${configs[@]}"; do
-		set -- $c
-		set_sched nullb0 "$1"
+		read -r sched completion <<<"$c"
+		dev=/dev/pdm0
+		if [ "$sched" != pdm ]; then
+			set_sched nullb0 "$sched"
+			dev=/dev/nullb0
+		fi
 		hipri=0
-		[ "$2" = polled ] && hipri=1
-		fio_run demo --filename=/dev/nullb0 --ioengine=io_uring \
+		[ "$completion" = polled ] && hipri=1
+		fio_run demo --filename=$dev --ioengine=io_uring \
 			--direct=1 --bs=4k --rw=randread --iodepth=32 \
 			--iodepth_batch_submit=16 --iodepth_batch_complete=16 \
 			--hipri=$hipri --runtime="$SECS" --time_based \
@@ -35,14 +45,17 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-base=$(median ${iops["none irq"]})
+base=$(median "${iops["none irq"]}")
 echo
 echo "fio io_uring 4k randread, QD32 batched, 1 job, null_blk; $REPS reps x ${SECS}s, medians"
 printf '%-22s %10s %8s %14s\n' configuration IOPS ratio "CPU us/IO"
 for c in "${configs[@]}"; do
-	m=$(median ${iops[$c]})
+	m=$(median "${iops[$c]}")
 	printf '%-22s %10s %8s %14s\n' "$c" "$m" \
 		"$(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.2fx", a / b }')" \
-		"$(median ${cpu[$c]})"
+		"$(median "${cpu[$c]}")"
 done
-echo "(ratio: against 'none irq'; emulated time is noisy, compare ratios)"
+echo "(ratio: against 'none irq'; pdm is a linear pdm device over an identical"
+echo " null_blk device, polled through its poll queue; emulated time is noisy,"
+echo " compare ratios)"
+run pdmsetup remove demo

@@ -21,7 +21,8 @@ echo /sbin/modprobe >/proc/sys/kernel/modprobe
 hostname blkfast-vm
 
 cd /blkfast || exit 1
-bash ./run.sh $(cat ./args) </dev/null
+read -ra args <./args
+bash ./run.sh "${args[@]}" </dev/null
 rc=$?
 
 echo "@@BLKFAST-DMESG-BEGIN@@"

@@ -13,6 +13,7 @@
 #include <linux/log2.h>
 #else
 #include <errno.h>
+#include <linux/types.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef unsigned int gfp_t;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef unsigned int __bitwise gfp_t;
 
 #define GFP_KERNEL	0U
 #define U32_MAX		((u32)~0U)

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The harness passes the guest script's exit code through, and fails a run
 # whose guest crashed or hung.
+# shellcheck source=tests/host/lib.sh
 . "$(dirname "$0")/lib.sh"
 vm_expect 0 "guest exit 0" "$guest/exit.sh" 0
 vm_expect 3 "guest exit 3" "$guest/exit.sh" 3

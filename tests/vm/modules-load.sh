@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 1
 # Our modules load and unload cleanly, twice, and leave nothing behind.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 for round in 1 2; do
@@ -11,7 +12,7 @@ for round in 1 2; do
 		"$(grep -c '^split_deadline ' /proc/modules)"
 	[ -c /dev/pdm-control ] || fail "round $round: /dev/pdm-control missing"
 	expect_eq "pdm-control mode" "crw-------" \
-		"$(ls -l /dev/pdm-control | cut -c1-10)"
+		"$(stat -c %A /dev/pdm-control)"
 	run pdmsetup version
 	run modprobe -r pdm
 	run modprobe -r split-deadline

@@ -10,6 +10,7 @@
 #   below and failed with EAGAIN (which io_uring would retry forever);
 # - flushes and discards when every lower device supports them;
 # - no zoned lower devices.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
@@ -26,7 +27,7 @@ done
 echo 1 >$cfg/power || fail "power on nullb1"
 wait_for_block nullb1
 run modprobe pdm
-n0=$(cat /sys/block/nullb0/dev) n1=$(cat /sys/block/nullb1/dev)
+n1=$(cat /sys/block/nullb1/dev)
 stat_of() {
 	cat /sys/block/pdm0/pdm/"$1"
 }

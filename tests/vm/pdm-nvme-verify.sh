@@ -7,6 +7,7 @@
 # hipri=1 and hipri=0.  With hipri=1 pdm's statistics show every bio
 # polled and the lower queues raised no interrupt; with hipri=0 nothing is
 # polled.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nvme_io_irqs() {

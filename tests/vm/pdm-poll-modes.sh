@@ -7,6 +7,7 @@
 # polled by the mode's own path; then poll_mode and hybrid flipped every
 # 100 ms under running polled verify I/O; then three pollers sharing
 # null_blk's single poll queue make the sweep's trylock skip.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 run modprobe nvme poll_queues=1

@@ -7,6 +7,7 @@
 # polled fio runs on a pdm device over it, in sweep and then tracked mode:
 # no I/O error, no hang, no warning.  (Not down to 0 poll queues: 6.1's
 # null_blk divides by zero in null_map_queues() when configfs does that.)
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 # poll_queues caps what configfs devices may switch to later.
@@ -40,8 +41,8 @@ for mode in sweep tracked; do
 	expect_eq "$mode: fio error" 0 "$(fio_field 5)"
 	expect_ge "$mode: reads" 1000 "$(fio_ios 4096)"
 	expect_eq "$mode: queue map changes under I/O" 7 "$changes"
-	expect_eq "$mode: hw queues now (2 + 2 poll)" 4 \
-		"$(ls -d /sys/block/nullb0/mq/* | wc -l)"
+	hctxs=(/sys/block/nullb0/mq/*)
+	expect_eq "$mode: hw queues now (2 + 2 poll)" 4 "${#hctxs[@]}"
 done
 expect_ge "lower polls" 1 "$(cat $sys/lower_polls)"
 run pdmsetup remove q

@@ -8,6 +8,7 @@
 # resume, suspends and resumes without a table, and resumes with an
 # inactive table directly, for as long as the jobs run.  No verify error, no I/O error, I/O really was
 # held back while suspended, and every table swap took.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 run modprobe nvme poll_queues=1

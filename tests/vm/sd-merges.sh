@@ -4,6 +4,7 @@
 # Merges survive the lock split: sequential 4k direct writes from 16 jobs on
 # a slow null_blk with few tags; split-deadline's write merges (from
 # /sys/block/X/stat) are at least 95% of mq-deadline's in the same boot.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=100000 hw_queue_depth=32 \
@@ -25,8 +26,8 @@ for rep in 1 2 3; do
 		note "$s rep $rep: $m write merges, $(( $(write_ios) - i0 )) write requests"
 	done
 done
-mq=$(median ${merges[mq-deadline]})
-sd=$(median ${merges[split-deadline]})
+mq=$(median "${merges[mq-deadline]}")
+sd=$(median "${merges[split-deadline]}")
 expect_ge "mq-deadline write merges (median)" 1000 "$mq"
 expect_ge "split-deadline write merges (median, >= 95% of $mq)" \
 	$(( (mq * 95 + 99) / 100 )) "$sd"

@@ -4,6 +4,7 @@
 # I/O priority classes: an RT and an IDLE reader compete on a slow device
 # with few driver tags and many scheduler tags.  RT gets most of the service, and IDLE still progresses
 # because prio_aging_expire lets its aged requests through.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=200000 hw_queue_depth=4 \

@@ -29,6 +29,7 @@
 # the victim waiting for the stream to end and fails both median and max.
 # mq-deadline (nullb0, the reference) and split-deadline (nullb1) run side
 # by side, so that both see the same host load.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 \

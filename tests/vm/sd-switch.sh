@@ -4,6 +4,7 @@
 # Switching none / mq-deadline / split-deadline while verify I/O runs loses
 # nothing and hangs nothing; rmmod is refused while a queue uses the
 # scheduler and succeeds once none does.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1

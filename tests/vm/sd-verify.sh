@@ -4,6 +4,7 @@
 # split-deadline autoloads on selection and keeps data intact: fio
 # verify=crc32c mixed random reads and writes from several jobs on an
 # emulated NVMe disk and on memory-backed null_blk, 0 mismatches.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 run modprobe nvme

@@ -16,6 +16,7 @@
 # ignores the tunable (same share at 1 and 8, or starved > 1 at N=1) or
 # ignores the read preference (share ~50% at 8).  mq-deadline (nullb0, the
 # reference) and split-deadline (nullb1) run side by side.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 \

@@ -3,6 +3,7 @@
 # vm: -c 2
 # Zoned sequential writes at QD>1 from several jobs through split-deadline
 # (zone write locking) complete without a write error, as with mq-deadline.
+# shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
 nullb_load queue_mode=2 zoned=1 zone_size=16 zone_nr_conv=0 gb=1 memory_backed=1 \

@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Guest-side helpers for the benchmarks (sourced after tests/lib.sh): run a
+# configuration's fio job, keep every repeat's IOPS and CPU cost, print
+# markdown tables of medians, spread and ratios.  Configurations are plain
+# strings; repeats of all configurations are meant to be interleaved by
+# the caller.
+
+declare -A BENCH_IOPS BENCH_CPU BENCH_EXTRA
+
+# bench_fio CONFIG FIO-ARGS...: one repeat of CONFIG.  Records read IOPS
+# and usr+sys CPU microseconds per I/O (terse fields 8, 88, 89; fio's CPU
+# percentages are per job, so they are scaled by the job count).
+bench_fio() {
+	local config=$1 jobs=1 a io cpu
+	shift
+	for a in "$@"; do
+		case $a in --numjobs=*) jobs=${a#*=} ;; esac
+	done
+	fio_run bench "$@" --group_reporting
+	io=$(fio_field 8)
+	[ "$io" -gt 0 ] || fail "$config: no I/O"
+	cpu=$(echo "$FIO_TERSE" | awk -F';' -v j="$jobs" \
+		'{ printf "%.2f", ($88 + $89) * j * 10000 / $8 }')
+	BENCH_IOPS[$config]+=" $io"
+	BENCH_CPU[$config]+=" $cpu"
+	echo "run: $config iops=$io cpu_us/io=$cpu"
+}
+
+# bench_extra CONFIG VALUE: one repeat's value of a per-config extra
+# column (e.g. lower polls per I/O).
+bench_extra() {
+	BENCH_EXTRA[$1]+=" $2"
+}
+
+# bench_median CONFIG: median IOPS of CONFIG.
+bench_median() {
+	median "${BENCH_IOPS[$1]}"
+}
+
+# bench_ratio A B: median IOPS of A over that of B, as "0.00x".
+bench_ratio() {
+	awk -v a="$(bench_median "$1")" -v b="$(bench_median "$2")" \
+		'BEGIN { printf "%.2fx", b ? a / b : 0 }'
+}
+
+# bench_table BASELINE EXTRA-TITLE CONFIGS...: a markdown table, one row
+# per configuration: median IOPS, min-max, median CPU us/IO, ratio to
+# BASELINE and, if EXTRA-TITLE is not empty, the median extra value.
+bench_table() {
+	local base=$1 xtitle=$2 c v
+	shift 2
+	printf '| configuration | IOPS (median) | min-max | CPU us/IO | vs %s |' "$base"
+	[ -n "$xtitle" ] && printf ' %s |' "$xtitle"
+	printf '\n|---|---:|---:|---:|---:|'
+	[ -n "$xtitle" ] && printf -- '---:|'
+	printf '\n'
+	for c in "$@"; do
+		read -r -a v <<<"${BENCH_IOPS[$c]}"
+		printf '| %s | %s | %s-%s | %s | %s |' "$c" "$(bench_median "$c")" \
+			"$(printf '%s\n' "${v[@]}" | sort -n | head -n 1)" \
+			"$(printf '%s\n' "${v[@]}" | sort -n | tail -n 1)" \
+			"$(median "${BENCH_CPU[$c]}")" "$(bench_ratio "$c" "$base")"
+		[ -n "$xtitle" ] && printf ' %s |' "$(median "${BENCH_EXTRA[$c]}")"
+		printf '\n'
+	done
+}
+
+# bench_rotate N REP: the order of N configurations in repeat REP, rotated
+# so that no configuration always runs first or last.
+bench_rotate() {
+	local n=$1 rep=$2 k
+	for k in $(seq 0 $((n - 1))); do
+		echo $(((k + rep - 1) % n))
+	done
+}
