@@ -4,9 +4,13 @@
 #
 #   make                 build the modules for KDIR (see below)
 #   make tools           build the user-space programs in tools/
-#   make check           install what is missing, build, run every test
+#   make check           install what is missing, build, lint, run every test
+#   make lint            checkpatch, sparse, clang-format spacing, shellcheck
+#   make bench           every comparison in VM boots: build/bench/report.md
 #   make demo            install what is missing, build, run the demo in a VM
 #   sudo make load       insert the modules into the running kernel
+#   sudo make install    install modules, tools and man page (uninstall)
+#   sudo make dkms-add   register the sources with DKMS (dkms-remove)
 #   make clean           remove everything the build made
 
 KABI		:= 6.1.0-57
@@ -20,7 +24,7 @@ ifeq ($(origin KDIR),undefined)
     KDIR := /lib/modules/$(KVER)/build
   else
     KDIR := $(VM_KDIR)
-    ifeq ($(filter check demo lint clean tools unit,$(MAKECMDGOALS)),)
+    ifeq ($(filter check demo lint clean tools unit bench bench-sched install uninstall dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
       $(info blkfast: /lib/modules/$(KVER)/build not found; building against $(KDIR))
     endif
   endif
@@ -32,7 +36,7 @@ PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=
 
-.PHONY: all modules tools check demo unit vm-tests load unload clean deps
+.PHONY: all modules tools check demo unit vm-tests load unload clean deps bench-sched bench lint
 
 all: modules
 
@@ -53,6 +57,7 @@ deps:
 check: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
 	$(MAKE) tools
+	scripts/lint.sh
 	tests/run
 
 demo: deps
@@ -60,12 +65,109 @@ demo: deps
 	$(MAKE) tools
 	scripts/vm.sh -c 2 scripts/demo-guest.sh
 
+# checkpatch --strict, sparse, clang-format's spacing and shellcheck over
+# our sources: see scripts/lint.sh.
+lint: deps
+	scripts/lint.sh
+
+# Every comparison, one report: build/bench/report.md (see scripts/bench.sh).
+# BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS.
+bench: deps
+	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
+	$(MAKE) tools
+	scripts/bench.sh $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
+
+# Scheduler contention benchmark: one boot per vCPU count in BENCH_CPUS
+# (default "2 8": pinned, then oversubscribed), results in build/bench/.
+# BENCH_REPEATS, BENCH_SECS, BENCH_JOBS, BENCH_QUICK=1: see the script.
+bench-sched: deps
+	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
+	$(MAKE) tools
+	BENCH_CPUS="$(BENCH_CPUS)" BENCH_REPEATS="$(BENCH_REPEATS)" \
+		BENCH_SECS="$(BENCH_SECS)" BENCH_JOBS="$(BENCH_JOBS)" \
+		BENCH_QUICK="$(BENCH_QUICK)" scripts/bench-sched.sh
+
 load: modules
 	insmod sched/split-deadline.ko
 	insmod poll/pdm.ko
 
 unload:
 	rmmod pdm split-deadline
+
+# Installing (README.md, "Installing").  DESTDIR stages, PREFIX (/usr/local)
+# places the tools and the man page, INSTALL_MOD_DIR (updates) the modules
+# under /lib/modules/<KDIR's release>/.  SIGN_KEY=<key> SIGN_CERT=<cert>
+# signs the installed modules for Secure Boot (e.g. DKMS's MOK pair,
+# /var/lib/dkms/mok.key and mok.pub).
+BLKFAST_VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+PREFIX		?= /usr/local
+SBINDIR		?= $(PREFIX)/sbin
+MAN8DIR		?= $(PREFIX)/share/man/man8
+INSTALL_MOD_DIR	?= updates
+SIGN_KEY	?=
+SIGN_CERT	?=
+# KDIR's release as its modules carry it (`make kernelrelease` in Debian's
+# headers says 6.1.y instead).
+KRELEASE	= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+			$(KDIR)/include/generated/utsrelease.h)
+MOD_DEST	= $(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
+INSTALL_MODS	:= sched/split-deadline.ko poll/pdm.ko
+INSTALL_TOOLS	:= pdmsetup uring-bench
+# What DKMS needs to build the modules, and nothing that a build made
+# (tests/modules/ too: kbuild's clean, which DKMS runs, descends into it).
+DKMS_SRCTREE	?= /usr/src
+DKMS_SRC	= $(DKMS_SRCTREE)/blkfast-$(BLKFAST_VERSION)
+DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
+		  $(filter-out %.mod.c,$(wildcard sched/Kbuild sched/*.[ch] \
+		    poll/Kbuild poll/*.[ch] include/*/*.h include/*/*/*.h \
+		    tests/modules/Kbuild tests/modules/*.c))
+
+.PHONY: install uninstall dkms-src dkms-add dkms-remove
+
+# kbuild's own signing wants the kernel's build key, which no headers
+# package ships: it is turned off, and SIGN_KEY does it instead.  kbuild's
+# depmod needs a System.map that the headers lack: depmod runs here.
+install: modules tools
+	$(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR) \
+		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		CONFIG_MODULE_SIG_ALL= modules_install
+ifneq ($(SIGN_KEY),)
+	for m in $(INSTALL_MODS); do \
+		$(KDIR)/scripts/sign-file \
+			$$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' \
+				$(KDIR)/.config) \
+			$(SIGN_KEY) $(SIGN_CERT) $(MOD_DEST)/$$m || exit 1; \
+	done
+endif
+	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KRELEASE)
+	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR)
+	install -m 755 $(addprefix tools/,$(INSTALL_TOOLS)) $(DESTDIR)$(SBINDIR)/
+	install -m 644 man/pdmsetup.8 $(DESTDIR)$(MAN8DIR)/
+
+uninstall:
+	rm -f $(addprefix $(MOD_DEST)/,$(INSTALL_MODS))
+	-rmdir $(MOD_DEST)/sched $(MOD_DEST)/poll 2>/dev/null
+	if [ -d $(DESTDIR)/lib/modules/$(KRELEASE)/kernel ] || \
+	   [ -f $(DESTDIR)/lib/modules/$(KRELEASE)/modules.dep ]; then \
+		depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KRELEASE); fi
+	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_TOOLS)) \
+		$(DESTDIR)$(MAN8DIR)/pdmsetup.8
+
+# DKMS (dkms.conf): the sources into DKMS_SRC, then `dkms add`; after that
+# `dkms install blkfast/<version>` builds and installs for a kernel, and
+# DKMS rebuilds for every new kernel.  dkms-remove undoes both.
+dkms-src:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	for f in $(DKMS_FILES); do \
+		install -D -m 644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done
+	chmod 755 $(DESTDIR)$(DKMS_SRC)/scripts/private-headers.sh
+
+dkms-add: dkms-src
+	dkms add -m blkfast -v $(BLKFAST_VERSION) --sourcetree $(DKMS_SRCTREE)
+
+dkms-remove:
+	-dkms remove -m blkfast -v $(BLKFAST_VERSION) --all
+	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

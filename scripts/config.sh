@@ -2,9 +2,17 @@
 # shellcheck shell=bash
 # Shared settings for the blkfast scripts; sourced, not run.
 
-# Debian 12's kernel ABI and the flavour booted by default.
+# Debian 12's kernel ABI and the flavour booted by default: amd64,
+# cloud-amd64 or rt-amd64 (PREEMPT_RT).  `make check FLAVOUR=rt-amd64`
+# reaches here through make's export of command-line variables.
 KABI=6.1.0-57
-BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-amd64}
+BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
+BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-amd64}}
+case " $BLKFAST_FLAVOURS " in
+*" $BLKFAST_FLAVOUR "*) ;;
+*) echo "blkfast: unknown kernel flavour '$BLKFAST_FLAVOUR'" \
+	"(one of: $BLKFAST_FLAVOURS)" >&2; exit 2 ;;
+esac
 KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
 # Downloads and generated images live outside the checkout so that a fresh

@@ -7,6 +7,9 @@
 # host; it is only unpacked under $BLKFAST_CACHE.
 #
 #   scripts/deps.sh [--flavour amd64|rt-amd64|cloud-amd64]
+# --flavour picks the guest kernel to fetch.  The headers of every flavour
+# are installed whatever it is: tests/host/flavours-build.sh builds against
+# each, and tests/host/dkms-build.sh needs dkms.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +23,18 @@ while [ $# -gt 0 ]; do
 	*) echo "deps.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
+case " $BLKFAST_FLAVOURS " in
+*" $flavour "*) ;;
+*) echo "deps.sh: unknown flavour '$flavour' ($BLKFAST_FLAVOURS)" >&2; exit 2 ;;
+esac
 
 pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
-      "linux-headers-$KABI-$flavour" linux-source-6.1
-      qemu-system-x86 busybox-static fio liburing-dev dmsetup clang libclang-rt-14-dev)
+      linux-source-6.1 dkms openssl
+      qemu-system-x86 busybox-static fio liburing-dev dmsetup clang libclang-rt-14-dev
+      perl sparse clang-format shellcheck)
+for f in $BLKFAST_FLAVOURS; do
+	pkgs+=("linux-headers-$KABI-$f")
+done
 
 missing=()
 for p in "${pkgs[@]}"; do

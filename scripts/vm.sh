@@ -27,10 +27,13 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
 SCRIPT runs in the guest as /blkfast/run.sh with ARGS; the tree under
 tests/vm, our .ko files and tools are in /blkfast.
+The .ko files come from sched/, poll/ and tests/modules/ under
+\$BLKFAST_KO_DIR (default: this tree), and must be built for the flavour
+booted (e.g. build/flavour-rt-amd64 from tests/host/flavours-build.sh).
 USAGE
 }
 
-cpus=1 mem=1024 append= timeout_s=300 log= pin=0 qpairs=4
+cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4
 flavour=$BLKFAST_FLAVOUR
 disks=()
 while getopts "c:m:a:d:q:l:t:f:ph" opt; do
@@ -60,6 +63,7 @@ vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
 base=$("$here/initramfs-base.sh" "$flavour")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/blkfast-vm.XXXXXX")
+# shellcheck disable=SC2317 # run by the EXIT trap (shellcheck#2542)
 cleanup() {
 	[ -n "${qpid:-}" ] && kill "$qpid" 2>/dev/null
 	rm -rf "$work"
@@ -74,8 +78,20 @@ install -m 755 "$script" "$ov/blkfast/run.sh"
 printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
 	>"$ov/blkfast/args"
 cp -r "$top/tests/vm" "$ov/blkfast/tests"
-for ko in "$top"/sched/*.ko "$top"/poll/*.ko "$top"/tests/modules/*.ko; do
-	[ -f "$ko" ] && cp "$ko" "$ov/lib/modules/$kver/extra/"
+# Our modules, built against the headers of the flavour booted: a module
+# from another flavour would only fail later, in modprobe, on its vermagic
+# or symbol versions.
+kodir=${BLKFAST_KO_DIR:-$top}
+for ko in "$kodir"/sched/*.ko "$kodir"/poll/*.ko "$kodir"/tests/modules/*.ko; do
+	[ -f "$ko" ] || continue
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null) || vm=
+	if [ "${vm%% *}" != "$kver" ]; then
+		echo "vm.sh: $ko is built for '${vm%% *}', the guest boots $kver:" \
+		     "rebuild it against /usr/src/linux-headers-$kver" \
+		     "(or set BLKFAST_KO_DIR)" >&2
+		exit 2
+	fi
+	cp "$ko" "$ov/lib/modules/$kver/extra/"
 done
 for t in "$top"/tools/*; do
 	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$ov/blkfast/bin/"
@@ -93,10 +109,10 @@ cp "$idx/lib/modules/$kver"/modules.* "$ov/lib/modules/$kver/"
 	cpio --quiet -o -H newc -R 0:0 | gzip -1) >"$work/overlay.cpio.gz"
 cat "$base" "$work/overlay.cpio.gz" >"$work/initrd"
 
-qemu=(qemu-system-x86_64 -accel tcg,thread=multi,tb-size=256 -cpu max
-      -name blkfast,debug-threads=on
+qemu=(qemu-system-x86_64 -accel "tcg,thread=multi,tb-size=256" -cpu max
+      -name "blkfast,debug-threads=on"
       -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
-      -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x04
+      -no-reboot -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
       -kernel "$vmlinux" -initrd "$work/initrd"
       -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check$append")
 i=0

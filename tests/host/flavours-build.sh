@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Both modules, and the test modules, build with no warning at all against
+# the headers of every Debian 12 6.1 flavour: amd64, cloud-amd64 and
+# rt-amd64 (PREEMPT_RT, where spinlock_t is a sleeping rt_mutex).
+#
+# kbuild's M= builds write their objects next to the sources, so each flavour
+# builds in its own copy, build/flavour-FLAVOUR/, and the tree's own objects
+# (and anyone building there) are left alone.  The .ko files stay there: a
+# VM run on another flavour takes them from that copy, e.g.
+#   BLKFAST_KO_DIR=build/flavour-rt-amd64 tests/run -f rt-amd64 vm
+# BLKFAST_BUILD_FLAVOURS="rt-amd64" builds a subset.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+# shellcheck source=scripts/config.sh
+. scripts/config.sh
+
+# The sources of the modules: what the build reads, and nothing it made.
+copy_sources() {
+	local dst=$1
+	rm -rf "$dst"
+	mkdir -p "$dst"
+	find Makefile Kbuild scripts/private-headers.sh sched poll include \
+		tests/modules -type f \
+		\( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o \
+		   -name '*.sh' \) ! -name '*.mod.c' -print0 |
+		cpio --quiet -0 -pdm "$dst"
+}
+
+failed=()
+for f in ${BLKFAST_BUILD_FLAVOURS:-$BLKFAST_FLAVOURS}; do
+	kdir=/usr/src/linux-headers-$KABI-$f
+	if [ ! -f "$kdir/Makefile" ]; then
+		echo "FAIL $f: no headers in $kdir (scripts/deps.sh installs" \
+		     "linux-headers-$KABI-$f)"
+		failed+=("$f")
+		continue
+	fi
+	out=build/flavour-$f
+	copy_sources "$out"
+	# The private block/ headers depend on the kernel version only, which
+	# every flavour shares: extract them once, into this tree's build/.
+	kv=$(make -s --no-print-directory -C "$kdir" kernelversion)
+	log=$out/build.log
+	start=$SECONDS
+	rc=0
+	make -C "$out" --no-print-directory -j"$(nproc)" modules KDIR="$kdir" \
+		PRIV_DIR="$top/build/kheaders-$kv" BLKFAST_TESTS=1 \
+		KCFLAGS=-Werror >"$log" 2>&1 || rc=$?
+	# -Werror catches the compiler's warnings; this catches modpost's and
+	# kbuild's own.
+	nwarn=$(grep -ciE 'warning' "$log" || true)
+	kos=$(cd "$out" && find sched poll -name '*.ko' | sort | tr '\n' ' ')
+	if [ "$rc" -ne 0 ] || [ "$nwarn" -ne 0 ] ||
+	   [ "$kos" != "poll/pdm.ko sched/split-deadline.ko " ]; then
+		echo "FAIL $f: make exit $rc, $nwarn warning(s), built: ${kos:-none}"
+		grep -iE -B2 -A4 'warning|error' "$log" | head -n 60 || tail -n 30 "$log"
+		failed+=("$f")
+		continue
+	fi
+	for ko in "$out"/sched/*.ko "$out"/poll/*.ko; do
+		vm=$(modinfo -F vermagic "$ko")
+		[ "${vm%% *}" = "$KABI-$f" ] || {
+			echo "FAIL $f: $ko has vermagic '$vm'"
+			failed+=("$f")
+			continue 2
+		}
+	done
+	echo "ok: $f: ${kos}0 warnings, $((SECONDS - start))s (in $out)"
+done
+[ ${#failed[@]} -eq 0 ] || { echo "failed flavours: ${failed[*]}"; exit 1; }
