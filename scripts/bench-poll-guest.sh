@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pdm polling strategies benchmark, run inside the VM by scripts/bench.sh
+# (needs at least 3 vCPUs and one emulated NVMe disk).  Two tables:
+#
+# 1. Shared poll queues (the 2021 dm polling table): 3 fio jobs polling a
+#    pdm linear device over nullb0 and a 2-leg striped one over nullb1 and
+#    nullb2, each lower device with a single poll queue for the 3 pollers:
+#    IRQ (hipri=0) against poll_mode sweep_wait, sweep and tracked.
+# 2. Hybrid polling on a lower device with real service time on its poll
+#    queue (QEMU's NVMe): lower poll calls per I/O and IOPS, hybrid=1
+#    against hybrid=0, at QD1 and at QD32.
+#
+# Arguments (KEY=VALUE): reps=5 secs=2
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+# shellcheck source=tests/vm/bench-lib.sh
+. "$(dirname "$0")/tests/bench-lib.sh"
+
+REPS=5 SECS=2
+for a in "$@"; do
+	case $a in
+	reps=*) REPS=${a#*=} ;;
+	secs=*) SECS=${a#*=} ;;
+	*) fail "unknown argument '$a'" ;;
+	esac
+done
+[ "$(nproc)" -ge 3 ] || fail "needs 3 vCPUs for 3 pollers, has $(nproc)"
+
+nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 \
+	irqmode=0 hw_queue_depth=256 gb=4
+run modprobe nvme poll_queues=1
+wait_for_block nvme0n1
+run modprobe pdm
+s=$(cat /sys/block/nullb0/size)
+run pdmsetup create lin --table "0 $s linear /dev/nullb0 0" >/dev/null
+run pdmsetup create str --table "0 $((2 * s)) striped 2 8 /dev/nullb1 0 /dev/nullb2 0" >/dev/null
+run pdmsetup create nv --table "0 $(cat /sys/block/nvme0n1/size) linear /dev/nvme0n1 0" >/dev/null
+declare -A dev=([linear]=pdm0 [striped]=pdm1)
+
+# lower polls of pdm device $1 so far
+lower_polls() {
+	cat /sys/block/"$1"/pdm/lower_polls
+}
+
+# --- 1. three pollers on one poll queue per lower device ---------------
+modes=(irq sweep_wait sweep tracked)
+for rep in $(seq "$REPS"); do
+	for t in linear striped; do
+		for k in $(bench_rotate "${#modes[@]}" "$rep"); do
+			m=${modes[$k]}
+			hipri=1
+			if [ "$m" = irq ]; then
+				hipri=0
+			else
+				echo "$m" >"/sys/block/${dev[$t]}/pdm/poll_mode"
+			fi
+			p0=$(lower_polls "${dev[$t]}")
+			bench_fio "$t $m" --filename="/dev/${dev[$t]}" \
+				--ioengine=io_uring --direct=1 --bs=4k \
+				--rw=randread --numjobs=3 --iodepth=16 \
+				--iodepth_batch_submit=8 \
+				--iodepth_batch_complete=8 --hipri=$hipri \
+				--runtime="$SECS" --time_based --ramp_time=0.5
+			bench_extra "$t $m" "$(awk -v p=$(( $(lower_polls "${dev[$t]}") - p0 )) \
+				-v n="$(fio_ios 4096)" 'BEGIN { printf "%.2f", n ? p / n : 0 }')"
+		done
+	done
+done
+skips_lin=$(cat /sys/block/pdm0/pdm/trylock_skips)
+skips_str=$(cat /sys/block/pdm1/pdm/trylock_skips)
+
+# --- 2. hybrid on NVMe ---------------------------------------------------
+hyb=("qd1 classic" "qd1 hybrid" "qd32 classic" "qd32 hybrid")
+echo tracked >/sys/block/pdm2/pdm/poll_mode
+for rep in $(seq "$REPS"); do
+	for k in $(bench_rotate "${#hyb[@]}" "$rep"); do
+		c=${hyb[$k]}
+		read -r depth kind <<<"$c"
+		h=0
+		[ "$kind" = hybrid ] && h=1
+		echo $h >/sys/block/pdm2/pdm/hybrid
+		qd=${depth#qd} b=1
+		[ "$qd" -gt 1 ] && b=8
+		p0=$(lower_polls pdm2)
+		bench_fio "nvme $c" --filename=/dev/pdm2 --ioengine=io_uring \
+			--direct=1 --bs=4k --rw=randread --iodepth="$qd" \
+			--iodepth_batch_submit=$b --iodepth_batch_complete=$b \
+			--hipri=1 --runtime="$SECS" --time_based --ramp_time=0.5
+		bench_extra "nvme $c" "$(awk -v p=$(( $(lower_polls pdm2) - p0 )) \
+			-v n="$(fio_ios 4096)" 'BEGIN { printf "%.2f", n ? p / n : 0 }')"
+	done
+done
+read -r est_r _ </sys/block/pdm2/pdm/hybrid_estimate_ns
+
+echo
+echo "### Shared poll queues: $(nproc) vCPUs, 3 fio jobs (QD16, batch 8), 1 poll queue per lower null_blk, $REPS x ${SECS}s"
+echo
+for t in linear striped; do
+	bench_table "$t irq" "lower polls/IO" "$t irq" "$t sweep_wait" \
+		"$t sweep" "$t tracked"
+	echo
+done
+echo "- sweep/IRQ: linear $(bench_ratio "linear sweep" "linear irq"), striped $(bench_ratio "striped sweep" "striped irq") (upstream 2021 with trylock: 1.13x)"
+echo "- sweep/sweep_wait: linear $(bench_ratio "linear sweep" "linear sweep_wait"), striped $(bench_ratio "striped sweep" "striped sweep_wait")"
+echo "- tracked/IRQ: linear $(bench_ratio "linear tracked" "linear irq"), striped $(bench_ratio "striped tracked" "striped irq")"
+echo "- trylock skips: linear $skips_lin, striped $skips_str"
+echo
+echo "### Hybrid polling: pdm linear over QEMU NVMe (1 poll queue), 4k randread, 1 job, tracked, $REPS x ${SECS}s"
+echo
+bench_table "nvme qd1 classic" "lower polls/IO" "${hyb[@]/#/nvme }"
+echo
+for qd in qd1 qd32; do
+	echo "- $qd hybrid/classic: IOPS $(bench_ratio "nvme $qd hybrid" "nvme $qd classic"), lower polls/IO $(awk \
+		-v a="$(median "${BENCH_EXTRA["nvme $qd hybrid"]}")" \
+		-v b="$(median "${BENCH_EXTRA["nvme $qd classic"]}")" \
+		'BEGIN { printf "%.2fx", b ? a / b : 0 }')"
+done
+echo "- learned read estimate: $est_r ns"
+for d in lin str nv; do
+	run pdmsetup remove $d
+done

@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: every comparison the project claims, each in one VM boot
+# with its configurations interleaved and repeated, gathered into one
+# report, build/bench/report.md, with SVG plots beside it.
+#
+#   scripts/bench.sh [--quick] [--host] [GUEST-ARGS...]
+#     --quick   1 repeat of 1 s per point: checks the harness, means nothing
+#     --host    run the same guest scripts on this machine instead of in a
+#               VM (a real Debian 12 machine: root, pdm.ko/split-deadline.ko
+#               built for the running kernel; null_blk and nvme modules);
+#               GUEST-ARGS name real devices, e.g. sched_dev=nvme0n1
+#               pdm_devs=nvme0n1,nvme1n1,nvme2n1 (see the guest scripts)
+#     --report  only rebuild the report from the last run's logs
+#   BENCH_REPEATS (default 5), BENCH_SECS (default 2)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+# shellcheck source=scripts/config.sh
+. "$here/config.sh"
+quick=0 host=0 report_only=0
+guest_args=()
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	--host) host=1 ;;
+	--report) report_only=1 ;;
+	*=*) guest_args+=("$a") ;;
+	*) echo "bench.sh: unknown argument '$a'" >&2; exit 2 ;;
+	esac
+done
+reps=${BENCH_REPEATS:-5} secs=${BENCH_SECS:-2}
+[ $quick = 1 ] && reps=1 secs=1
+out=$top/build/bench
+mkdir -p "$out"
+# A report only ever shows this run's results.
+[ $report_only = 1 ] || rm -f "$out"/*.md "$out"/*.svg "$out"/*.log "$out"/*.err
+report=$out/report.md
+hostcpus=$(nproc)
+
+# Arguments of one guest script: its own KEY=VALUE pairs from GUEST-ARGS
+# (prefix stripped: sched_dev=X becomes dev=X for the sched script).
+args_for() {
+	local prefix=$1 a
+	for a in "${guest_args[@]}"; do
+		case $a in "$prefix"_*) echo "${a#"$prefix"_}" ;; esac
+	done
+}
+
+# run_guest NAME VM-OPTIONS SCRIPT ARGS...: one boot (or, with --host, one
+# run here); its output goes to $out/NAME.log and its exit status is kept.
+cmds=()
+failed=()
+run_guest() {
+	local name=$1 opts=$2 script=$3 stage rc
+	shift 3
+	if [ $host = 1 ]; then
+		# The guest scripts find tests/lib.sh beside themselves.
+		stage=$out/host-stage
+		rm -rf "$stage" && mkdir -p "$stage"
+		cp "$script" "$stage/run.sh"
+		ln -s "$top/tests/vm" "$stage/tests"
+		cmds+=("PATH=$top/tools:\$PATH bash $stage/run.sh $*")
+		set +e
+		PATH=$top/tools:$PATH bash "$stage/run.sh" "$@" >"$out/$name.log" 2>&1
+		rc=$?
+		set -e
+	else
+		# shellcheck disable=SC2086
+		cmds+=("scripts/vm.sh $opts $(basename "$script") $*")
+		set +e
+		# shellcheck disable=SC2086
+		"$here/vm.sh" $opts "$script" "$@" >"$out/$name.log" 2>&1
+		rc=$?
+		set -e
+	fi
+	if [ $rc != 0 ]; then
+		failed+=("$name (exit $rc, see $out/$name.log)")
+	fi
+	echo "bench: $name done (exit $rc)" >&2
+}
+
+# The markdown a guest script printed after its runs.
+section() {
+	sed -n '/^### /,$p' "$out/$1.log" | grep -vE '^(vm\.sh|  ok):' || true
+}
+
+when=$(date -u '+%Y-%m-%d %H:%M UTC')
+t0=$(date +%s)
+
+sched_cpus=${BENCH_CPUS:-"2 8"}
+if [ $report_only = 0 ]; then
+	# 1. Schedulers: its own driver, one boot per vCPU count.
+	if [ $host = 1 ]; then
+		mapfile -t extra < <(args_for sched)
+		run_guest sched "" "$here/bench-sched-guest.sh" reps="$reps" \
+			secs="$secs" "${extra[@]}"
+	else
+		cmds+=("BENCH_CPUS=\"$sched_cpus\" BENCH_REPEATS=$reps BENCH_SECS=$secs scripts/bench-sched.sh")
+		if ! BENCH_CPUS=$sched_cpus BENCH_REPEATS=$reps BENCH_SECS=$secs \
+			"$here/bench-sched.sh" >"$out/sched.log" 2>&1; then
+			failed+=("sched (see $out/sched.log)")
+		fi
+		echo "bench: sched done" >&2
+	fi
+	# 2. Stacked polling: raw, dm-linear, pdm.
+	mapfile -t extra < <(args_for pdm)
+	run_guest pdm "-c 2 -p -t 1200" "$here/bench-pdm-guest.sh" reps="$reps" \
+		secs="$secs" "${extra[@]}"
+	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the NVMe disk.
+	mapfile -t extra < <(args_for poll)
+	run_guest poll "-c 4 -p -d 256M -t 1800" "$here/bench-poll-guest.sh" \
+		reps="$reps" secs="$secs" "${extra[@]}"
+fi
+t1=$(date +%s)
+
+# Plots: IOPS medians per configuration per job count.
+plot_sched() {
+	awk '/^run: jobs=/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		k = f["jobs"] "jobs " f["sched"]; v[k] = v[k] " " f["iops"]
+	} END { for (k in v) print k, v[k] }' "$1" |
+	while read -r g s vals; do
+		# shellcheck disable=SC2086
+		echo "$g $s $(printf '%s\n' $vals | sort -n |
+			awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+	done | sort -t' ' -k1,1n -s
+}
+for md in "$out"/sched-*cpu.md; do
+	[ -f "$md" ] || continue
+	c=$(basename "$md" .md)
+	plot_sched "$md" | "$here/bench-plot.sh" \
+		"split-deadline vs in-kernel schedulers, ${c#sched-}" \
+		"IOPS (median)" >"$out/$c.svg" || rm -f "$out/$c.svg"
+done
+awk '/^run: / { sub(/^run: /, ""); n = split($0, w, " ");
+	cfg = w[1]; for (i = 2; i < n && w[i] !~ /=/; i++) cfg = cfg "_" w[i]
+	for (i = 2; i <= n; i++) if (w[i] ~ /^iops=/) { split(w[i], kv, "=")
+		v[cfg] = v[cfg] " " kv[2] } }
+	END { for (c in v) print c, v[c] }' "$out/pdm.log" 2>/dev/null |
+while read -r c vals; do
+	# shellcheck disable=SC2086
+	echo "${c%_*} ${c##*_} $(printf '%s\n' $vals | sort -n |
+		awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
+	"IOPS (median)" >"$out/pdm.svg" 2>/dev/null || rm -f "$out/pdm.svg"
+
+{
+	echo "# blkfast benchmark report"
+	echo
+	echo "- Date: $when; $((t1 - t0)) s of runs; $reps repeats x ${secs}s per point$([ $quick = 1 ] && echo ' (QUICK MODE: not a measurement)')"
+	if [ $host = 1 ]; then
+		echo "- Machine: this host, $(uname -r), $hostcpus CPUs (--host)"
+	else
+		echo "- Guest kernel: $(guest_kver "$BLKFAST_FLAVOUR") (Debian 12), under $(qemu-system-x86_64 --version | head -n 1), TCG, on a $hostcpus-CPU host ($(uname -r))"
+		echo "- vCPUs: schedulers ${sched_cpus// /, } (pinned when <= host CPUs, oversubscribed above); stacked polling 2 (pinned); polling strategies 4"
+	fi
+	echo
+	echo "**Read the ratios, not the IOPS.** Under software emulation absolute"
+	echo "numbers mean little (a guest runs some 20-50x slower than the hardware"
+	echo "and a busy host stalls it); configurations were interleaved in one boot"
+	echo "and repeated, and the medians' ratios are the result. Spreads"
+	echo "(min-max) show how far one run can be trusted."
+	echo
+	echo "Commands:"
+	echo
+	echo '```'
+	printf '%s\n' "${cmds[@]}"
+	echo '```'
+	if [ ${#failed[@]} -gt 0 ]; then
+		echo
+		echo "**Failed:** ${failed[*]}"
+	fi
+	echo
+	echo "## Schedulers"
+	for md in "$out"/sched-*cpu.md; do
+		[ -f "$md" ] || continue
+		echo
+		sed 's/^## /### /; s/^### \([0-9]\)/#### \1/' "$md"
+		svg=$(basename "$md" .md).svg
+		[ -f "$out/$svg" ] && printf '\n![%s](%s)\n' "$svg" "$svg"
+	done
+	echo
+	echo "## Stacked polling"
+	echo
+	section pdm
+	[ -f "$out/pdm.svg" ] && printf '\n![pdm](pdm.svg)\n'
+	echo
+	echo "## Polling strategies"
+	echo
+	section poll
+} >"$report"
+cat "$report"
+echo "bench: report in $report" >&2
+[ ${#failed[@]} = 0 ]
