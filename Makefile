@@ -31,7 +31,10 @@ ifeq ($(origin KDIR),undefined)
 endif
 
 # Private block/ headers, extracted per kernel version (never committed).
-KVERSION	= $(shell $(MAKE) -s --no-print-directory -C $(KDIR) kernelversion 2>/dev/null)
+# Run without our MAKEFLAGS: under a parent make (DKMS runs `make -j2 -C
+# ...`) the sub-make would print its directory changes into the value.
+KVERSION	= $(shell MAKEFLAGS= $(MAKE) -s --no-print-directory -C $(KDIR) \
+			kernelversion 2>/dev/null | grep -E '^[0-9]+\.[0-9]+' | tail -n 1)
 PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=

@@ -19,7 +19,10 @@ version_of_makefile() {
 		$1=="SUBLEVEL"{s=$2} END{if (v != "") print v "." p "." s}'
 }
 
-kver=$(make -s --no-print-directory -C "$kdir" kernelversion 2>/dev/null) || kver=
+# Without the caller's MAKEFLAGS: under a parent make (DKMS, make check)
+# the sub-make would print its directory changes into the version.
+kver=$(MAKEFLAGS='' make -s --no-print-directory -C "$kdir" kernelversion \
+	2>/dev/null | grep -E '^[0-9]+\.[0-9]+' | tail -n 1) || kver=''
 [ -n "$kver" ] || {
 	echo "private-headers: cannot read the kernel version of KDIR=$kdir" >&2
 	exit 1

@@ -52,7 +52,7 @@ echo "== dkms add / build / install for $kver"
 dkms add -m blkfast -v "$ver" "${dk[@]}" || fail "dkms add"
 # The build extracts the private block/ headers from the kernel source
 # tarball (linux-source-6.1) as it would on a user's machine.
-kv=$(make -s --no-print-directory -C "$ksrc" kernelversion)
+kv=$(MAKEFLAGS='' make -s --no-print-directory -C "$ksrc" kernelversion)
 if ! dkms build -m blkfast -v "$ver" -k "$kver" --kernelsourcedir "$ksrc" \
 	"${dk[@]}" >"$tmp/build.log" 2>&1; then
 	cat "$tmp/build.log"

@@ -41,7 +41,7 @@ for f in ${BLKFAST_BUILD_FLAVOURS:-$BLKFAST_FLAVOURS}; do
 	copy_sources "$out"
 	# The private block/ headers depend on the kernel version only, which
 	# every flavour shares: extract them once, into this tree's build/.
-	kv=$(make -s --no-print-directory -C "$kdir" kernelversion)
+	kv=$(MAKEFLAGS='' make -s --no-print-directory -C "$kdir" kernelversion)
 	log=$out/build.log
 	start=$SECONDS
 	rc=0
