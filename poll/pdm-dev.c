@@ -193,16 +193,30 @@ put_module:
 	return ret;
 }
 
-/* Fail what a suspended device still holds back. */
-static void pdm_fail_deferred(struct pdm_dev *pd)
+/*
+ * Take what a suspended device holds back, and end the suspension if
+ * @resume: in one critical section, so that no bio is queued after the
+ * list was taken.
+ */
+static struct bio_list pdm_take_deferred(struct pdm_dev *pd, bool resume)
 {
 	struct bio_list list;
-	struct bio *bio;
 
 	spin_lock(&pd->defer_lock);
+	if (resume)
+		pd->suspended = false;
 	list = pd->deferred;
 	bio_list_init(&pd->deferred);
 	spin_unlock(&pd->defer_lock);
+	return list;
+}
+
+/* Fail what a suspended device still holds back. */
+static void pdm_fail_deferred(struct pdm_dev *pd)
+{
+	struct bio_list list = pdm_take_deferred(pd, false);
+	struct bio *bio;
+
 	while ((bio = bio_list_pop(&list)))
 		bio_io_error(bio);
 }
@@ -273,11 +287,7 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
 	struct bio *bio;
 
 	percpu_ref_resurrect(&pd->active);
-	spin_lock(&pd->defer_lock);
-	pd->suspended = false;
-	list = pd->deferred;
-	bio_list_init(&pd->deferred);
-	spin_unlock(&pd->defer_lock);
+	list = pdm_take_deferred(pd, true);
 	while ((bio = bio_list_pop(&list)))
 		submit_bio_noacct(bio);
 }
