@@ -46,16 +46,6 @@ static void *test_krealloc(const void *p, size_t size)
 #define BAD_DIR		"tests/pdm-tables/bad"
 #define GOOD_DIR	"tests/pdm-tables/good"
 
-#define CHECK_STR(what, expected, got) do {				\
-	const char *e_ = (expected), *g_ = (got);			\
-	unit_checks++;							\
-	if (strcmp(e_, g_)) {						\
-		unit_failures++;					\
-		printf("FAIL %s:%d: %s: expected '%s', got '%s'\n",	\
-		       __FILE__, __LINE__, (what), e_, g_);		\
-	}								\
-} while (0)
-
 /* A parse of a copy of @text; the copy lives as long as the spec. */
 struct parsed {
 	struct pdm_table_spec spec;

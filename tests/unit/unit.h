@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int unit_failures;
 static int unit_checks;
@@ -18,6 +19,26 @@ static int unit_checks;
 		       __FILE__, __LINE__, (what), e_, g_);		\
 		if (unit_failures > 20)					\
 			exit(1);					\
+	}								\
+} while (0)
+
+#define CHECK_STR(what, expected, got) do {				\
+	const char *e_ = (expected), *g_ = (got);			\
+	unit_checks++;							\
+	if (strcmp(e_, g_)) {						\
+		unit_failures++;					\
+		printf("FAIL %s:%d: %s: expected '%s', got '%s'\n",	\
+		       __FILE__, __LINE__, (what), e_, g_);		\
+	}								\
+} while (0)
+
+#define CHECK_CONTAINS(what, needle, hay) do {				\
+	const char *h_ = (hay), *n_ = (needle);				\
+	unit_checks++;							\
+	if (!strstr(h_, n_)) {						\
+		unit_failures++;					\
+		printf("FAIL %s:%d: %s: expected '%s' in '%s'\n",	\
+		       __FILE__, __LINE__, (what), n_, h_);		\
 	}								\
 } while (0)
 

@@ -9,16 +9,6 @@
 #include "../../tools/uring-bench-opts.c"
 #include "unit.h"
 
-#define CHECK_CONTAINS(what, needle, hay) do {				\
-	const char *h_ = (hay), *n_ = (needle);				\
-	unit_checks++;							\
-	if (!strstr(h_, n_)) {						\
-		unit_failures++;					\
-		printf("FAIL %s:%d: %s: expected '%s' in '%s'\n",	\
-		       __FILE__, __LINE__, (what), n_, h_);		\
-	}								\
-} while (0)
-
 #define MAXARGS 32
 
 /* Parse a NULL-terminated list of arguments (argv[0] is added). */

@@ -9,26 +9,6 @@
 #include "../../tools/uring-bench-opts.c"
 #include "unit.h"
 
-#define CHECK_CONTAINS(what, needle, hay) do {				\
-	const char *h_ = (hay), *n_ = (needle);				\
-	unit_checks++;							\
-	if (!strstr(h_, n_)) {						\
-		unit_failures++;					\
-		printf("FAIL %s:%d: %s: expected '%s' in '%s'\n",	\
-		       __FILE__, __LINE__, (what), n_, h_);		\
-	}								\
-} while (0)
-
-#define CHECK_STR(what, expected, got) do {				\
-	const char *e_ = (expected), *g_ = (got);			\
-	unit_checks++;							\
-	if (strcmp(e_, g_)) {						\
-		unit_failures++;					\
-		printf("FAIL %s:%d: %s: expected '%s', got '%s'\n",	\
-		       __FILE__, __LINE__, (what), e_, g_);		\
-	}								\
-} while (0)
-
 /* Doubles compared in thousandths. */
 #define CHECK_MILLI(what, expected, got)				\
 	CHECK_EQ(what, (long long)((expected) * 1000 + 0.5),		\
