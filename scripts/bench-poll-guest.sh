@@ -63,8 +63,8 @@ for rep in $(seq "$REPS"); do
 				--iodepth_batch_submit=8 \
 				--iodepth_batch_complete=8 --hipri=$hipri \
 				--runtime="$SECS" --time_based --ramp_time=0.5
-			bench_extra "$t $m" "$(awk -v p=$(( $(lower_polls "${dev[$t]}") - p0 )) \
-				-v n="$(fio_ios 4096)" 'BEGIN { printf "%.2f", n ? p / n : 0 }')"
+			bench_extra "$t $m" "$(bench_per_io \
+				$(( $(lower_polls "${dev[$t]}") - p0 )))"
 		done
 	done
 done
@@ -88,8 +88,8 @@ for rep in $(seq "$REPS"); do
 			--direct=1 --bs=4k --rw=randread --iodepth="$qd" \
 			--iodepth_batch_submit=$b --iodepth_batch_complete=$b \
 			--hipri=1 --runtime="$SECS" --time_based --ramp_time=0.5
-		bench_extra "nvme $c" "$(awk -v p=$(( $(lower_polls pdm2) - p0 )) \
-			-v n="$(fio_ios 4096)" 'BEGIN { printf "%.2f", n ? p / n : 0 }')"
+		bench_extra "nvme $c" \
+			"$(bench_per_io $(( $(lower_polls pdm2) - p0 )))"
 	done
 done
 read -r est_r _ </sys/block/pdm2/pdm/hybrid_estimate_ns

@@ -34,6 +34,13 @@ bench_extra() {
 	BENCH_EXTRA[$1]+=" $2"
 }
 
+# bench_per_io COUNT: COUNT (e.g. a counter's increase over the last
+# bench_fio) per 4k I/O of that run, to two decimals.
+bench_per_io() {
+	awk -v p="$1" -v n="$(fio_ios 4096)" \
+		'BEGIN { printf "%.2f", n ? p / n : 0 }'
+}
+
 # bench_median CONFIG: median IOPS of CONFIG.
 bench_median() {
 	median "${BENCH_IOPS[$1]}"

@@ -135,6 +135,17 @@ median() {
 		awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'
 }
 
+# sched_depth DEV N: nr_requests = async_depth = N for DEV's deadline
+# scheduler.  6.1 calls depth_updated before it stores nr_requests, so
+# async_depth (which would otherwise hold writes to a few tags) keeps the
+# old value unless it is set by hand.
+sched_depth() {
+	echo "$2" >"/sys/block/$1/queue/nr_requests" ||
+		fail "$1: cannot set nr_requests $2"
+	echo "$2" >"/sys/block/$1/queue/iosched/async_depth" ||
+		fail "$1: cannot set async_depth $2"
+}
+
 # set_sched DEV NAME: select an I/O scheduler and check that it took.
 set_sched() {
 	echo "$2" >/sys/block/"$1"/queue/scheduler ||

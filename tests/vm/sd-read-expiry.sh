@@ -37,11 +37,8 @@ nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 \
 declare -A sched=([nullb0]=mq-deadline [nullb1]=split-deadline)
 for d in nullb0 nullb1; do
 	set_sched $d "${sched[$d]}"
-	# Room for all 49 requests in the scheduler.  6.1 calls depth_updated
-	# before it stores nr_requests, so async_depth (which would otherwise
-	# hold the writes to a few tags) is set by hand.
-	echo 128 >/sys/block/$d/queue/nr_requests
-	echo 128 >/sys/block/$d/queue/iosched/async_depth
+	# Room for all 49 requests in the scheduler.
+	sched_depth $d 128
 	echo 60000 >/sys/block/$d/queue/iosched/write_expire
 done
 
