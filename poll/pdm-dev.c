@@ -83,6 +83,7 @@ bool pdm_dev_suspended(struct pdm_dev *pd)
 static void pdm_dev_free(struct pdm_dev *pd)
 {
 	bioset_exit(&pd->bs);
+	mempool_exit(&pd->remap_pool);
 	percpu_ref_exit(&pd->active);
 	free_percpu(pd->stats);
 	if (pd->minor >= 0)
@@ -113,6 +114,9 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		goto fail;
 	}
 	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD, 0))
+		goto fail_ref;
+	if (mempool_init_slab_pool(&pd->remap_pool, BIO_POOL_SIZE,
+				   pdm_remap_cache))
 		goto fail_ref;
 	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
 	if (pd->minor < 0)

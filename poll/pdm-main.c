@@ -254,12 +254,22 @@ static int __init pdm_init(void)
 {
 	int ret;
 
+	pdm_remap_cache = KMEM_CACHE(pdm_remap, 0);
+	if (!pdm_remap_cache)
+		return -ENOMEM;
 	pdm_major = register_blkdev(0, "pdm");
-	if (pdm_major < 0)
-		return pdm_major;
+	if (pdm_major < 0) {
+		ret = pdm_major;
+		goto destroy_cache;
+	}
 	ret = misc_register(&pdm_ctl_dev);
 	if (ret)
-		unregister_blkdev(pdm_major, "pdm");
+		goto unregister;
+	return 0;
+unregister:
+	unregister_blkdev(pdm_major, "pdm");
+destroy_cache:
+	kmem_cache_destroy(pdm_remap_cache);
 	return ret;
 }
 
@@ -268,6 +278,7 @@ static void __exit pdm_exit(void)
 {
 	misc_deregister(&pdm_ctl_dev);
 	unregister_blkdev(pdm_major, "pdm");
+	kmem_cache_destroy(pdm_remap_cache);
 }
 
 module_init(pdm_init);

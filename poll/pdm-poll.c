@@ -10,7 +10,11 @@
  *   (whoever holds it reaps for everyone), so pollers never wait on each
  *   other;
  * - sweep_wait: the same, but waiting for a busy queue: the baseline that
- *   shows what the trylock buys.
+ *   shows what the trylock buys;
+ * - direct: a bio that fits one lower range is remapped in place
+ *   (pdm_remap() in pdm-io.c), so its submitter's bio_poll() goes to the
+ *   lower queue and never comes here; the others are polled as in
+ *   tracked mode.
  * A lower device that is not blk-mq (pdm or dm stacked below) is polled
  * through its clones, as in tracked mode, whatever the mode.
  *
@@ -33,6 +37,7 @@ const char * const pdm_poll_mode_names[] = {
 	[PDM_POLL_TRACKED]	= "tracked",
 	[PDM_POLL_SWEEP]	= "sweep",
 	[PDM_POLL_SWEEP_WAIT]	= "sweep_wait",
+	[PDM_POLL_DIRECT]	= "direct",
 	NULL,
 };
 
@@ -257,7 +262,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	}
 
 	mode = READ_ONCE(pd->poll_mode);
-	if (mode == PDM_POLL_TRACKED) {
+	if (mode == PDM_POLL_TRACKED || mode == PDM_POLL_DIRECT) {
 		if (pending > 1)
 			flags |= BLK_POLL_ONESHOT;
 		for (pc = io->clones; pc; pc = pc->next)

@@ -60,6 +60,7 @@ PDM_STAT_ATTR(poll_bio_calls, poll_calls);
 PDM_STAT_ATTR(lower_polls, lower_polls);
 PDM_STAT_ATTR(completions_found, found);
 PDM_STAT_ATTR(clones, clones);
+PDM_STAT_ATTR(remapped, remapped);
 PDM_STAT_ATTR(deferred, deferred);
 PDM_STAT_ATTR(trylock_skips, trylock_skips);
 PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
@@ -131,6 +132,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_lower_polls.attr,
 	&dev_attr_completions_found.attr,
 	&dev_attr_clones.attr,
+	&dev_attr_remapped.attr,
 	&dev_attr_deferred.attr,
 	&dev_attr_trylock_skips.attr,
 	&dev_attr_hybrid_early_returns.attr,

@@ -9,6 +9,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
@@ -44,6 +45,7 @@ struct pdm_stats {
 	unsigned long lower_polls;	/* bio_poll calls on clones */
 	unsigned long found;		/* clones completed by a poll */
 	unsigned long clones;		/* lower bios issued */
+	unsigned long remapped;		/* bios remapped in place, no clone */
 	unsigned long deferred;		/* bios held back by a suspend */
 	unsigned long trylock_skips;	/* sweep: queue busy with a poller */
 	unsigned long hybrid_early;	/* hybrid: returned before polling */
@@ -53,6 +55,7 @@ enum pdm_poll_mode {
 	PDM_POLL_TRACKED,	/* poll the queues this bio's clones went to */
 	PDM_POLL_SWEEP,		/* poll every lower poll queue, trylock */
 	PDM_POLL_SWEEP_WAIT,	/* the same, waiting for busy queues */
+	PDM_POLL_DIRECT,	/* remap in place; the submitter polls below */
 };
 
 #define PDM_SWEEP_LOCKS	256
@@ -93,6 +96,7 @@ struct pdm_dev {
 	bool removing;
 
 	struct bio_set bs;
+	mempool_t remap_pool;		/* struct pdm_remap */
 	struct pdm_stats __percpu *stats;
 
 	/*
@@ -154,6 +158,18 @@ struct pdm_io_clone {
 
 #define PDM_FRONT_PAD	offsetof(struct pdm_io_clone, clone.bio)
 
+/*
+ * A top bio remapped in place (poll_mode direct): what its submitter set,
+ * put back when the lower device completes it.  It holds a reference on
+ * pd->active, as a top bio with clones does.
+ */
+struct pdm_remap {
+	struct pdm_dev *pd;
+	struct block_device *bdev;	/* the pdm device's */
+	bio_end_io_t *end_io;
+	void *private;
+};
+
 /* pdm-main.c */
 extern struct mutex pdm_ctl_mutex;
 extern int pdm_major;
@@ -182,6 +198,7 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 			     char *buf, size_t size);
 
 /* pdm-io.c */
+extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);

@@ -6,7 +6,10 @@
 # identical null_blk devices with a poll queue each: nullb0 raw, dm-linear
 # over nullb1, pdm linear over nullb2 (each stack needs its own device:
 # both dm and pdm hold their lower devices exclusively), polled (hipri=1)
-# and by interrupt (hipri=0), interleaved and repeated.
+# and by interrupt (hipri=0), interleaved and repeated.  pdm runs in its
+# default poll_mode (tracked: one clone per bio, polled through pdm's
+# poll_bio) and in poll_mode direct (bios remapped in place, polled by
+# io_uring on the lower queue).
 #
 # Arguments (KEY=VALUE): reps=5 secs=2, and devs=A,B,C to use three real,
 # identical devices (with poll queues) instead of null_blk.
@@ -40,14 +43,20 @@ pdm=$(basename "$(ls -d /sys/block/"$pl"/holders/pdm*)")
 dm=/dev/mapper/dml
 
 configs=("raw polled" "raw irq" "dm-linear polled" "dm-linear irq"
-	 "pdm polled" "pdm irq")
-declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm)
+	 "pdm polled" "pdm irq" "pdm-direct polled" "pdm-direct irq")
+declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm
+	[pdm-direct]=/dev/$pdm)
+mode=/sys/block/$pdm/pdm/poll_mode
 for rep in $(seq "$REPS"); do
 	for k in $(bench_rotate "${#configs[@]}" "$rep"); do
 		c=${configs[$k]}
 		read -r stack completion <<<"$c"
 		hipri=0
 		[ "$completion" = polled ] && hipri=1
+		case $stack in
+		pdm) echo tracked >"$mode" ;;
+		pdm-direct) echo direct >"$mode" ;;
+		esac
 		bench_fio "$c" --filename="${dev[$stack]}" --ioengine=io_uring \
 			--direct=1 --bs=4k --rw=randread --iodepth=32 \
 			--iodepth_batch_submit=16 \
@@ -55,8 +64,11 @@ for rep in $(seq "$REPS"); do
 			--runtime="$SECS" --time_based --ramp_time=0.5
 	done
 done
-expect_eq "pdm: one clone per bio" \
-	"$(cat "/sys/block/$pdm/pdm/clones")" "$(cat "/sys/block/$pdm/pdm/bios")"
+# Every bio went down whole: as one clone (tracked) or remapped (direct).
+expect_eq "pdm: one lower bio per bio" \
+	"$(($(cat "/sys/block/$pdm/pdm/clones") + \
+	    $(cat "/sys/block/$pdm/pdm/remapped")))" \
+	"$(cat "/sys/block/$pdm/pdm/bios")"
 
 echo
 echo "### Stacked polling: $(nproc) vCPUs, $DEVS, 4k randread QD32 batched, 1 job, $REPS x ${SECS}s"
@@ -64,7 +76,8 @@ echo
 bench_table "raw polled" "" "${configs[@]}"
 echo
 echo "- pdm/raw: polled $(bench_ratio "pdm polled" "raw polled"), irq $(bench_ratio "pdm irq" "raw irq")"
+echo "- pdm-direct/raw: polled $(bench_ratio "pdm-direct polled" "raw polled"), irq $(bench_ratio "pdm-direct irq" "raw irq")"
 echo "- pdm/dm-linear: polled $(bench_ratio "pdm polled" "dm-linear polled"), irq $(bench_ratio "pdm irq" "dm-linear irq")"
-echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq")"
+echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq"), pdm-direct $(bench_ratio "pdm-direct polled" "pdm-direct irq")"
 run pdmsetup remove pl
 run dmsetup remove dml

@@ -30,6 +30,8 @@ tests/vm, our .ko files and tools are in /blkfast.
 The .ko files come from sched/, poll/ and tests/modules/ under
 \$BLKFAST_KO_DIR (default: this tree), and must be built for the flavour
 booted (e.g. build/flavour-rt-amd64 from tests/host/flavours-build.sh).
+\$BLKFAST_VM_PROGS: extra host programs (e.g. /usr/bin/perf) to copy into
+the guest with their libraries, for a look inside by hand.
 USAGE
 }
 
@@ -95,6 +97,13 @@ for ko in "$kodir"/sched/*.ko "$kodir"/poll/*.ko "$kodir"/tests/modules/*.ko; do
 done
 for t in "$top"/tools/*; do
 	[ -f "$t" ] && [ -x "$t" ] && cp "$t" "$ov/blkfast/bin/"
+done
+for p in ${BLKFAST_VM_PROGS:-}; do
+	cp "$p" "$ov/blkfast/bin/"
+	ldd "$p" | awk '/=> \//{print $3}' | while read -r lib; do
+		mkdir -p "$ov$(dirname "$lib")"
+		cp -Ln "$lib" "$ov$lib"
+	done
 done
 # Regenerate the module indexes over base + extra so that aliases of our
 # modules (split-deadline-iosched) autoload in the guest.

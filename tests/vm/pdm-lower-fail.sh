@@ -9,6 +9,8 @@
 # still enters the frozen queue); every later clone fails in
 # submit_bio_noacct() (beyond the end of a 0-sector device) with EIO, while
 # pdm keeps the dead block device open.  Checked, polled and not:
+# - cases 1 and 2 run in poll_mode direct (4k bios remapped in place, so
+#   the errors come back through pdm's remap end_io), case 3 in tracked;
 # - fio ends with EIO soon after the power-off (no hang), having done I/O
 #   before it, with requests in flight on the lower device at the moment it
 #   went; nothing is left in flight in pdm afterwards (suspend returns);
@@ -146,11 +148,14 @@ run pdmsetup create lin --table "0 $sz linear /dev/lf0 0" >/dev/null
 expect_eq "lin status" "$(printf '0 %s linear P\npoll on' "$sz")" \
 	"$(pdmsetup status lin)"
 lin_table="0 $sz linear $(cat /sys/block/lf0/dev) 0"
+echo direct >/sys/block/pdm0/pdm/poll_mode
 fio_bg lin --filename=/dev/pdm0 --ioengine=io_uring --hipri=1 --bs=4k \
 	--rw=randread --iodepth=16
 wait_bios pdm0 2000
 polled=$(cat /sys/block/pdm0/pdm/polled_bios)
 expect_ge "polled bios before the power-off" 2000 "$polled"
+expect_ge "remapped bios before the power-off" 2000 \
+	"$(cat /sys/block/pdm0/pdm/remapped)"
 kill -0 $FIO_PID 2>/dev/null || fail "fio lin ended before the power-off"
 expect_lower_busy lf0
 t0=$(uptime_ms)
@@ -186,10 +191,13 @@ expect_eq "null_blk refcnt after remove lin" $((r - 1)) "$(refcnt null_blk)"
 echo "linear, interrupts, rmdir ($(uptime_s) s)"
 run pdmsetup create irq --table "0 $sz linear /dev/lf1 0" >/dev/null
 pdmsetup status irq | grep -q '^poll off: ' || fail "irq: $(pdmsetup status irq)"
+echo direct >/sys/block/pdm0/pdm/poll_mode
 fio_bg irq --filename=/dev/pdm0 --ioengine=io_uring --hipri=0 --bs=4k \
 	--rw=randrw --iodepth=16
 wait_bios pdm0 100
 kill -0 $FIO_PID 2>/dev/null || fail "fio irq ended before the rmdir"
+expect_ge "remapped bios before the rmdir" 100 \
+	"$(cat /sys/block/pdm0/pdm/remapped)"
 expect_lower_busy lf1
 t0=$(uptime_ms)
 rmdir $CFS/lf1 || fail "cannot remove lf1"

@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -d 48M -d 48M -t 400
 # pdm's polling strategies over a 2-leg stripe of emulated NVMe disks:
-# crc32c verify through every poll_mode (tracked, sweep, sweep_wait) with
-# and without hybrid, each round's clones all completed by a poll and
-# polled by the mode's own path; then poll_mode and hybrid flipped every
-# 100 ms under running polled verify I/O; then three pollers sharing
-# null_blk's single poll queue make the sweep's trylock skip.
+# crc32c verify through every poll_mode (tracked, sweep, sweep_wait,
+# direct) with and without hybrid, each round's lower bios all completed
+# by a poll and polled by the mode's own path (direct: bios within one
+# chunk remapped in place and polled by io_uring itself, except while
+# hybrid is on); then poll_mode and hybrid flipped every 100 ms under
+# running polled verify I/O; then three pollers sharing null_blk's single
+# poll queue make the sweep's trylock skip.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -17,7 +19,8 @@ run modprobe pdm
 s=$(( $(cat /sys/block/nvme0n1/size) / 64 * 64 ))
 run pdmsetup create st --table "0 $((2 * s)) striped 2 32 /dev/nvme0n1 0 /dev/nvme1n1 0" >/dev/null
 sys=/sys/block/pdm0/pdm
-expect_eq "default poll_mode" "[tracked] sweep sweep_wait" "$(cat $sys/poll_mode)"
+expect_eq "default poll_mode" "[tracked] sweep sweep_wait direct" \
+	"$(cat $sys/poll_mode)"
 expect_eq "default hybrid" 0 "$(cat $sys/hybrid)"
 if echo bogus >$sys/poll_mode 2>/dev/null; then
 	fail "poll_mode accepted 'bogus'"
@@ -34,17 +37,25 @@ verify() {
 	expect_eq "$1: KiB verified" $((2 * 6144)) "$(fio_field 6)"
 }
 
-for mode in tracked sweep sweep_wait; do
+for mode in tracked sweep sweep_wait direct; do
 	for hybrid in 0 1; do
 		echo $mode >$sys/poll_mode || fail "poll_mode $mode"
 		echo $hybrid >$sys/hybrid || fail "hybrid $hybrid"
 		grep -q "\[$mode\]" $sys/poll_mode || fail "poll_mode: $(cat $sys/poll_mode)"
 		c0=$(cat $sys/clones) f0=$(cat $sys/completions_found)
 		l0=$(cat $sys/lower_polls) e0=$(cat $sys/hybrid_early_returns)
+		r0=$(cat $sys/remapped)
 		verify "$mode-h$hybrid"
-		expect_eq "$mode-h$hybrid: clones completed by a poll" \
-			$(( $(cat $sys/clones) - c0 )) \
+		remapped=$(( $(cat $sys/remapped) - r0 ))
+		expect_eq "$mode-h$hybrid: lower bios completed by a poll" \
+			$(( $(cat $sys/clones) - c0 + remapped )) \
 			$(( $(cat $sys/completions_found) - f0 ))
+		if [ $mode = direct ] && [ $hybrid = 0 ]; then
+			# 4k-64k over 16k chunks: both kinds of bio
+			expect_ge "direct: bios remapped in place" 100 "$remapped"
+		else
+			expect_eq "$mode-h$hybrid: bios remapped" 0 "$remapped"
+		fi
 		expect_ge "$mode-h$hybrid: lower polls" 1 \
 			$(( $(cat $sys/lower_polls) - l0 ))
 		early=$(( $(cat $sys/hybrid_early_returns) - e0 ))
@@ -69,7 +80,7 @@ fio --name=flip --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 pid=$!
 flips=0
 while kill -0 $pid 2>/dev/null; do
-	for mode in sweep tracked sweep_wait; do
+	for mode in sweep tracked direct sweep_wait; do
 		echo $mode >$sys/poll_mode
 		echo $((flips % 2)) >$sys/hybrid
 		flips=$((flips + 1))

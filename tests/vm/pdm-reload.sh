@@ -6,8 +6,11 @@
 # the other), pdmsetup swaps between two equivalent tables (one linear
 # segment, or the same mapping cut in three) with reload + suspend +
 # resume, suspends and resumes without a table, and resumes with an
-# inactive table directly, for as long as the jobs run.  No verify error, no I/O error, I/O really was
-# held back while suspended, and every table swap took.
+# inactive table directly, for as long as the jobs run, in poll_mode
+# tracked and direct by turns (direct: bios remapped in place, which a
+# suspend must wait for as for cloned ones).  No verify error, no I/O
+# error, I/O really was held back while suspended, and every table swap
+# took.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -45,6 +48,8 @@ swaps=0 i=0
 while kill -0 $p1 2>/dev/null && kill -0 $p2 2>/dev/null; do
 	i=$((i + 1))
 	if [ $((i % 2)) = 1 ]; then t=$three n=3; else t=$one n=1; fi
+	if [ $((i % 3)) = 0 ]; then m=direct; else m=tracked; fi
+	echo $m >/sys/block/pdm0/pdm/poll_mode
 	run pdmsetup reload live --table "$t"
 	pdmsetup info live | grep -q 'LIVE & INACTIVE' ||
 		fail "info after reload: $(pdmsetup info live)"
@@ -77,6 +82,7 @@ done
 expect_ge "table swaps under I/O" 4 "$swaps"
 expect_ge "bios held back while suspended" 1 "$(stat_of deferred)"
 expect_ge "polled bios" 1 "$(stat_of polled_bios)"
+expect_ge "bios remapped in place (direct)" 1 "$(stat_of remapped)"
 expect_eq "suspended at the end" 0 "$(stat_of suspended)"
 run pdmsetup remove live
 run rmmod pdm
