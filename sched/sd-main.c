@@ -331,12 +331,42 @@ static void sd_merged_requests(struct request_queue *q, struct request *req,
 	sd_remove_request(q, &sd->per_prio[prio], next);
 }
 
+/*
+ * Could a bio merge at all: is any request sorted or staged?  Read without
+ * a lock; see sd_bio_merge().
+ */
+static bool sd_may_merge(struct sdl_data *sd)
+{
+	enum sd_prio prio;
+
+	if (!list_empty_careful(&sd->staged))
+		return true;
+	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
+		struct sd_per_prio *pp = &sd->per_prio[prio];
+
+		if (!list_empty_careful(&pp->fifo_list[SD_READ]) ||
+		    !list_empty_careful(&pp->fifo_list[SD_WRITE]))
+			return true;
+	}
+	return false;
+}
+
 static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 			 unsigned int nr_segs)
 {
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *free = NULL;
 	bool merged;
+
+	/*
+	 * A fast device keeps the scheduler empty: then there is nothing to
+	 * merge with, and the submitter touches neither lock.  A request
+	 * queued just after the check is a chance that the locked lookup
+	 * misses as well when it is queued just after the lookup; on a slow
+	 * device, where merges matter, the lists are not empty.
+	 */
+	if (!sd_may_merge(sd))
+		return false;
 
 	if (spin_trylock(&sd->lock)) {
 		merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
