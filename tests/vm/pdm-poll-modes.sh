@@ -7,8 +7,9 @@
 # by a poll and polled by the mode's own path (direct: bios within one
 # chunk remapped in place and polled by io_uring itself, except while
 # hybrid is on); then poll_mode and hybrid flipped every 100 ms under
-# running polled verify I/O; then three pollers sharing null_blk's single
-# poll queue make the sweep's trylock skip.
+# running polled verify I/O; then a pdm device in direct mode over the
+# stripe (direct, then tracked) verifies polled I/O; then three pollers
+# sharing null_blk's single poll queue make the sweep's trylock skip.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -91,6 +92,37 @@ wait $pid || { cat /tmp/flip.out; fail "fio under flipping knobs exited $?"; }
 FIO_TERSE=$(grep '^3;' /tmp/flip.out | tail -n 1)
 expect_eq "flip: fio error" 0 "$(fio_field 5)"
 expect_ge "knob flips under I/O" 20 "$flips"
+
+# pdm over pdm, the upper device in direct mode over the stripe in direct
+# and then tracked mode: a bio remapped twice, or remapped and then
+# cloned (and published by the lower device), comes back whole.
+up_sectors=$(cat /sys/block/pdm0/size)
+run pdmsetup create up --table "0 $up_sectors linear /dev/pdm0 0" >/dev/null
+upsys=/sys/block/pdm1/pdm
+echo 0 >$sys/hybrid
+echo direct >$upsys/poll_mode
+for lower in direct tracked; do
+	echo $lower >$sys/poll_mode
+	ur0=$(cat $upsys/remapped) ub0=$(cat $upsys/bios)
+	lr0=$(cat $sys/remapped)
+	fio_run "stacked-$lower" --filename=/dev/pdm1 --ioengine=io_uring \
+		--direct=1 --hipri=1 --rw=randwrite --bsrange=4k-64k \
+		--numjobs=2 --size=6m --offset_increment=6m --iodepth=8 \
+		--verify=crc32c --verify_fatal=1 --do_verify=1
+	expect_eq "stacked over $lower: KiB verified" $((2 * 6144)) \
+		"$(fio_field 6)"
+	# one linear segment, the lower device's limits: every bio fits
+	expect_eq "stacked over $lower: upper bios all remapped" \
+		$(( $(cat $upsys/bios) - ub0 )) \
+		$(( $(cat $upsys/remapped) - ur0 ))
+	lr=$(( $(cat $sys/remapped) - lr0 ))
+	if [ $lower = direct ]; then
+		expect_ge "stacked: lower bios remapped" 100 "$lr"
+	else
+		expect_eq "stacked: lower bios remapped (tracked)" 0 "$lr"
+	fi
+done
+run pdmsetup remove up
 run pdmsetup remove st
 
 # Three pollers, one poll queue: sweep's trylock skips the busy queue.
