@@ -83,6 +83,10 @@ bool pdm_dev_suspended(struct pdm_dev *pd)
 static void pdm_dev_free(struct pdm_dev *pd)
 {
 	bioset_exit(&pd->bs);
+	if (pd->remap_free) {
+		pdm_remap_cache_drain(pd);
+		free_percpu(pd->remap_free);
+	}
 	mempool_exit(&pd->remap_pool);
 	percpu_ref_exit(&pd->active);
 	free_percpu(pd->stats);
@@ -117,6 +121,9 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		goto fail_ref;
 	if (mempool_init_slab_pool(&pd->remap_pool, BIO_POOL_SIZE,
 				   pdm_remap_cache))
+		goto fail_ref;
+	pd->remap_free = alloc_percpu(struct pdm_remap_list);
+	if (!pd->remap_free)
 		goto fail_ref;
 	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
 	if (pd->minor < 0)

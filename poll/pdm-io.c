@@ -294,6 +294,58 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	return true;
 }
 
+static struct pdm_remap *pdm_remap_alloc(struct pdm_dev *pd, gfp_t gfp)
+{
+	struct pdm_remap_list *l;
+	struct pdm_remap *rm;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	l = this_cpu_ptr(pd->remap_free);
+	rm = l->head;
+	if (rm) {
+		l->head = rm->next;
+		l->nr--;
+	}
+	local_irq_restore(flags);
+	return rm ?: mempool_alloc(&pd->remap_pool, gfp);
+}
+
+static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
+{
+	struct pdm_remap_list *l;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	l = this_cpu_ptr(pd->remap_free);
+	if (l->nr < PDM_REMAP_CACHE_MAX) {
+		rm->next = l->head;
+		l->head = rm;
+		l->nr++;
+		rm = NULL;
+	}
+	local_irq_restore(flags);
+	if (rm)
+		mempool_free(rm, &pd->remap_pool);
+}
+
+/* Give every CPU's free pdm_remaps back; nothing may be in flight. */
+void pdm_remap_cache_drain(struct pdm_dev *pd)
+{
+	struct pdm_remap *rm;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pdm_remap_list *l = per_cpu_ptr(pd->remap_free, cpu);
+
+		while ((rm = l->head)) {
+			l->head = rm->next;
+			mempool_free(rm, &pd->remap_pool);
+		}
+		l->nr = 0;
+	}
+}
+
 static void pdm_remap_endio(struct bio *bio)
 {
 	struct pdm_remap *rm = bio->bi_private;
@@ -308,7 +360,7 @@ static void pdm_remap_endio(struct bio *bio)
 	/* The lower queue's rq_qos saw its end; pdm's queue has none. */
 	bio_clear_flag(bio, BIO_QOS_THROTTLED);
 	bio_clear_flag(bio, BIO_QOS_MERGED);
-	mempool_free(rm, &pd->remap_pool);
+	pdm_remap_free(pd, rm);
 	bio_endio(bio);
 	percpu_ref_put(&pd->active);
 }
@@ -333,7 +385,7 @@ static bool pdm_remap(struct pdm_dev *pd, struct bio *top,
 		      struct block_device *bdev, sector_t lsec)
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-	struct pdm_remap *rm = mempool_alloc(&pd->remap_pool, gfp);
+	struct pdm_remap *rm = pdm_remap_alloc(pd, gfp);
 
 	if (!rm)
 		return false;

@@ -97,6 +97,7 @@ struct pdm_dev {
 
 	struct bio_set bs;
 	mempool_t remap_pool;		/* struct pdm_remap */
+	struct pdm_remap_list __percpu *remap_free;
 	struct pdm_stats __percpu *stats;
 
 	/*
@@ -168,7 +169,21 @@ struct pdm_remap {
 	struct block_device *bdev;	/* the pdm device's */
 	bio_end_io_t *end_io;
 	void *private;
+	struct pdm_remap *next;		/* in a pdm_remap_list */
 };
+
+/*
+ * Free pdm_remaps kept per CPU, so that remapping a bio allocates nothing
+ * in the common case (as the bio alloc cache does for polled bios).
+ * Touched only by its own CPU with interrupts off: completions may run in
+ * interrupt context.
+ */
+struct pdm_remap_list {
+	struct pdm_remap *head;
+	unsigned int nr;
+};
+
+#define PDM_REMAP_CACHE_MAX	64
 
 /* pdm-main.c */
 extern struct mutex pdm_ctl_mutex;
@@ -202,6 +217,7 @@ extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
+void pdm_remap_cache_drain(struct pdm_dev *pd);
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
