@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# The test-only slowpoll disk (tests/modules/blkfast-slowpoll.c) and
+# pdm's hybrid polling over it.  The disk takes service_us per request
+# on both paths: no completion, polled or by timer, comes sooner.  Over
+# it, pdm's learned estimate settles near the service time and hybrid
+# polling issues far fewer lower polls than classic polling for the same
+# reads (the counts, not the timings, are asserted).
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+
+svc=200
+run modprobe blkfast-slowpoll service_us=$svc
+wait_for_block slowpoll0
+expect_eq "poll queues" 1 "$(cat /sys/block/slowpoll0/queue/io_poll)"
+
+# terse v3: 38 = read total latency min (us), from fio's issue of the I/O
+# (clat starts after the submitting syscall returns: too late)
+for hipri in 1 0; do
+	fio_run "raw-hipri$hipri" --filename=/dev/slowpoll0 --ioengine=io_uring \
+		--direct=1 --hipri=$hipri --rw=randread --bs=4k --iodepth=4 \
+		--number_ios=400
+	expect_eq "hipri=$hipri: reads" $((400 * 4)) "$(fio_field 6)"
+	expect_ge "hipri=$hipri: min latency (us)" $svc \
+		"$(fio_field 38 | cut -d. -f1)"
+done
+
+run modprobe pdm
+run pdmsetup create sp --table "0 $(cat /sys/block/slowpoll0/size) linear /dev/slowpoll0 0" >/dev/null
+sys=/sys/block/pdm0/pdm
+polls() {
+	fio_run "pdm-hybrid$1" --filename=/dev/pdm0 --ioengine=io_uring \
+		--direct=1 --hipri=1 --rw=randread --bs=4k --iodepth=1 \
+		--number_ios=500
+	expect_eq "hybrid=$1: KiB read" 2000 "$(fio_field 6)"
+}
+echo 0 >$sys/hybrid
+l0=$(cat $sys/lower_polls)
+polls 0
+classic=$(( $(cat $sys/lower_polls) - l0 ))
+echo 1 >$sys/hybrid
+polls 1
+l0=$(cat $sys/lower_polls) e0=$(cat $sys/hybrid_early_returns)
+polls 1
+hybrid=$(( $(cat $sys/lower_polls) - l0 ))
+expect_ge "hybrid: early returns" 500 $(( $(cat $sys/hybrid_early_returns) - e0 ))
+read -r est _ <$sys/hybrid_estimate_ns
+expect_ge "read estimate (ns) >= service time" $((svc * 1000)) "$est"
+expect_le "read estimate (ns) < 3x service time" $((3 * svc * 1000)) "$est"
+note "lower polls for 500 reads: classic $classic, hybrid $hybrid"
+expect_ge "classic polls per read" 2 $((classic / 500))
+# hybrid polls from 7/8 of the estimate: at most a quarter of classic's
+expect_le "hybrid polls (x4)" "$classic" $((hybrid * 4))
+run pdmsetup remove sp
+run rmmod pdm
+run rmmod blkfast-slowpoll
+echo "PASS"
