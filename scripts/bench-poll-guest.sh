@@ -8,9 +8,11 @@
 #    pdm linear device over nullb0 and a 2-leg striped one over nullb1 and
 #    nullb2, each lower device with a single poll queue for the 3 pollers:
 #    IRQ (hipri=0) against poll_mode sweep_wait, sweep and tracked.
-# 2. Hybrid polling on a lower device with real service time on its poll
-#    queue (QEMU's NVMe): lower poll calls per I/O and IOPS, hybrid=1
-#    against hybrid=0, at QD1 and at QD32.
+# 2. Hybrid polling on lower devices with real service time on their poll
+#    queue: QEMU's NVMe (whose service time wanders under TCG) and the
+#    test-only slowpoll disk (tests/modules/blkfast-slowpoll.c, a fixed
+#    100 us; skipped where that module is not installed): lower poll calls
+#    per I/O and IOPS, hybrid=1 against hybrid=0, at QD1 and at QD32.
 #
 # Arguments (KEY=VALUE): reps=5 secs=2
 # shellcheck source=tests/vm/lib.sh
@@ -37,6 +39,13 @@ s=$(cat /sys/block/nullb0/size)
 run pdmsetup create lin --table "0 $s linear /dev/nullb0 0" >/dev/null
 run pdmsetup create str --table "0 $((2 * s)) striped 2 8 /dev/nullb1 0 /dev/nullb2 0" >/dev/null
 run pdmsetup create nv --table "0 $(cat /sys/block/nvme0n1/size) linear /dev/nvme0n1 0" >/dev/null
+# hybrid lower devices: name -> pdm device
+declare -A hdev=([nvme]=pdm2)
+if modprobe blkfast-slowpoll service_us=100 2>/dev/null; then
+	wait_for_block slowpoll0
+	run pdmsetup create sp --table "0 $(cat /sys/block/slowpoll0/size) linear /dev/slowpoll0 0" >/dev/null
+	hdev[slowpoll]=pdm3
+fi
 declare -A dev=([linear]=pdm0 [striped]=pdm1)
 
 # lower polls of pdm device $1 so far
@@ -71,28 +80,36 @@ done
 skips_lin=$(cat /sys/block/pdm0/pdm/trylock_skips)
 skips_str=$(cat /sys/block/pdm1/pdm/trylock_skips)
 
-# --- 2. hybrid on NVMe ---------------------------------------------------
+# --- 2. hybrid -------------------------------------------------------------
 hyb=("qd1 classic" "qd1 hybrid" "qd32 classic" "qd32 hybrid")
-echo tracked >/sys/block/pdm2/pdm/poll_mode
-for rep in $(seq "$REPS"); do
-	for k in $(bench_rotate "${#hyb[@]}" "$rep"); do
-		c=${hyb[$k]}
-		read -r depth kind <<<"$c"
-		h=0
-		[ "$kind" = hybrid ] && h=1
-		echo $h >/sys/block/pdm2/pdm/hybrid
-		qd=${depth#qd} b=1
-		[ "$qd" -gt 1 ] && b=8
-		p0=$(lower_polls pdm2)
-		bench_fio "nvme $c" --filename=/dev/pdm2 --ioengine=io_uring \
-			--direct=1 --bs=4k --rw=randread --iodepth="$qd" \
-			--iodepth_batch_submit=$b --iodepth_batch_complete=$b \
-			--hipri=1 --runtime="$SECS" --time_based --ramp_time=0.5
-		bench_extra "nvme $c" \
-			"$(bench_per_io $(( $(lower_polls pdm2) - p0 )))"
+declare -A est_r
+for lower in nvme slowpoll; do
+	d=${hdev[$lower]:-}
+	[ -n "$d" ] || continue
+	echo tracked >/sys/block/"$d"/pdm/poll_mode
+	for rep in $(seq "$REPS"); do
+		for k in $(bench_rotate "${#hyb[@]}" "$rep"); do
+			c=${hyb[$k]}
+			read -r depth kind <<<"$c"
+			h=0
+			[ "$kind" = hybrid ] && h=1
+			echo $h >/sys/block/"$d"/pdm/hybrid
+			qd=${depth#qd} b=1
+			[ "$qd" -gt 1 ] && b=8
+			p0=$(lower_polls "$d")
+			bench_fio "$lower $c" --filename=/dev/"$d" \
+				--ioengine=io_uring --direct=1 --bs=4k \
+				--rw=randread --iodepth="$qd" \
+				--iodepth_batch_submit=$b \
+				--iodepth_batch_complete=$b --hipri=1 \
+				--runtime="$SECS" --time_based --ramp_time=0.5
+			bench_extra "$lower $c" \
+				"$(bench_per_io $(( $(lower_polls "$d") - p0 )))"
+		done
 	done
+	read -r e _ </sys/block/"$d"/pdm/hybrid_estimate_ns
+	est_r[$lower]=$e
 done
-read -r est_r _ </sys/block/pdm2/pdm/hybrid_estimate_ns
 
 echo
 echo "### Shared poll queues: $(nproc) vCPUs, 3 fio jobs (QD16, batch 8), 1 poll queue per lower null_blk, $REPS x ${SECS}s"
@@ -107,17 +124,28 @@ echo "- sweep/sweep_wait: linear $(bench_ratio "linear sweep" "linear sweep_wait
 echo "- tracked/IRQ: linear $(bench_ratio "linear tracked" "linear irq"), striped $(bench_ratio "striped tracked" "striped irq")"
 echo "- trylock skips: linear $skips_lin, striped $skips_str"
 echo
-echo "### Hybrid polling: pdm linear over QEMU NVMe (1 poll queue), 4k randread, 1 job, tracked, $REPS x ${SECS}s"
-echo
-bench_table "nvme qd1 classic" "lower polls/IO" "${hyb[@]/#/nvme }"
-echo
-for qd in qd1 qd32; do
-	echo "- $qd hybrid/classic: IOPS $(bench_ratio "nvme $qd hybrid" "nvme $qd classic"), lower polls/IO $(awk \
-		-v a="$(median "${BENCH_EXTRA["nvme $qd hybrid"]}")" \
-		-v b="$(median "${BENCH_EXTRA["nvme $qd classic"]}")" \
-		'BEGIN { printf "%.2fx", b ? a / b : 0 }')"
+for lower in nvme slowpoll; do
+	[ -n "${hdev[$lower]:-}" ] || continue
+	case $lower in
+	nvme) what="QEMU NVMe (1 poll queue)" ;;
+	slowpoll) what="slowpoll (1 poll queue, 100 us service time)" ;;
+	esac
+	echo "### Hybrid polling: pdm linear over $what, 4k randread, 1 job, tracked, $REPS x ${SECS}s"
+	echo
+	bench_table "$lower qd1 classic" "lower polls/IO" "${hyb[@]/#/$lower }"
+	echo
+	for qd in qd1 qd32; do
+		echo "- $qd hybrid/classic: IOPS $(bench_ratio "$lower $qd hybrid" "$lower $qd classic"), lower polls/IO $(awk \
+			-v a="$(median "${BENCH_EXTRA["$lower $qd hybrid"]}")" \
+			-v b="$(median "${BENCH_EXTRA["$lower $qd classic"]}")" \
+			'BEGIN { printf "%.2fx", b ? a / b : 0 }')"
+	done
+	echo "- learned read estimate: ${est_r[$lower]} ns"
+	echo
 done
-echo "- learned read estimate: $est_r ns"
+if [ -n "${hdev[slowpoll]:-}" ]; then
+	run pdmsetup remove sp
+fi
 for d in lin str nv; do
 	run pdmsetup remove $d
 done
