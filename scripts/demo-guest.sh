@@ -21,16 +21,20 @@ run pdmsetup create demo --table \
 
 configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
 	 "none polled" "mq-deadline polled" "split-deadline polled"
-	 "pdm irq" "pdm polled")
+	 "pdm irq" "pdm polled" "pdm-direct irq" "pdm-direct polled")
 declare -A iops cpu
 for _ in $(seq "$REPS"); do
 	for c in "${configs[@]}"; do
 		read -r sched completion <<<"$c"
 		dev=/dev/pdm0
-		if [ "$sched" != pdm ]; then
+		case $sched in
+		pdm) echo tracked >/sys/block/pdm0/pdm/poll_mode ;;
+		pdm-direct) echo direct >/sys/block/pdm0/pdm/poll_mode ;;
+		*)
 			set_sched nullb0 "$sched"
 			dev=/dev/nullb0
-		fi
+			;;
+		esac
 		hipri=0
 		[ "$completion" = polled ] && hipri=1
 		fio_run demo --filename=$dev --ioengine=io_uring \
@@ -56,6 +60,6 @@ for c in "${configs[@]}"; do
 		"$(median "${cpu[$c]}")"
 done
 echo "(ratio: against 'none irq'; pdm is a linear pdm device over an identical"
-echo " null_blk device, polled through its poll queue; emulated time is noisy,"
-echo " compare ratios)"
+echo " null_blk device, polled through its poll queue, in poll_mode tracked"
+echo " and direct; emulated time is noisy, compare ratios)"
 run pdmsetup remove demo
