@@ -332,23 +332,25 @@ static void sd_merged_requests(struct request_queue *q, struct request *req,
 }
 
 /*
- * Could a bio merge at all: is any request sorted or staged?  Read without
- * a lock; see sd_bio_merge().
+ * Is any @dir request sorted, at any priority?  Read without a lock, as
+ * the other emptiness checks here (has_work, the merge shortcut): a racy
+ * answer is one a queue run or the locked path makes good.
  */
-static bool sd_may_merge(struct sdl_data *sd)
+static bool sd_sorted(struct sdl_data *sd, enum sd_dir dir)
 {
 	enum sd_prio prio;
 
-	if (!list_empty_careful(&sd->staged))
-		return true;
-	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
-		struct sd_per_prio *pp = &sd->per_prio[prio];
-
-		if (!list_empty_careful(&pp->fifo_list[SD_READ]) ||
-		    !list_empty_careful(&pp->fifo_list[SD_WRITE]))
+	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
+		if (!list_empty_careful(&sd->per_prio[prio].fifo_list[dir]))
 			return true;
-	}
 	return false;
+}
+
+/* Could a bio merge at all: is any request sorted or staged? */
+static bool sd_may_merge(struct sdl_data *sd)
+{
+	return !list_empty_careful(&sd->staged) || sd_sorted(sd, SD_READ) ||
+	       sd_sorted(sd, SD_WRITE);
 }
 
 static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
@@ -571,17 +573,11 @@ static bool sd_has_queued_work(struct sdl_data *sd)
 {
 	enum sd_prio prio;
 
-	if (!list_empty_careful(&sd->staged) ||
-	    !list_empty_careful(&sd->staged_head))
+	if (sd_may_merge(sd) || !list_empty_careful(&sd->staged_head))
 		return true;
-	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
-		struct sd_per_prio *pp = &sd->per_prio[prio];
-
-		if (!list_empty_careful(&pp->dispatch) ||
-		    !list_empty_careful(&pp->fifo_list[SD_READ]) ||
-		    !list_empty_careful(&pp->fifo_list[SD_WRITE]))
+	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
+		if (!list_empty_careful(&sd->per_prio[prio].dispatch))
 			return true;
-	}
 	return false;
 }
 
@@ -649,12 +645,7 @@ static bool sd_has_work(struct blk_mq_hw_ctx *hctx)
 
 static bool sd_has_write_work(struct sdl_data *sd)
 {
-	enum sd_prio p;
-
-	for (p = 0; p <= SD_PRIO_MAX; p++)
-		if (!list_empty_careful(&sd->per_prio[p].fifo_list[SD_WRITE]))
-			return true;
-	return !list_empty_careful(&sd->staged);
+	return sd_sorted(sd, SD_WRITE) || !list_empty_careful(&sd->staged);
 }
 
 /*
