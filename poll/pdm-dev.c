@@ -84,7 +84,7 @@ static void pdm_dev_free(struct pdm_dev *pd)
 {
 	bioset_exit(&pd->bs);
 	if (pd->remap_free) {
-		pdm_remap_cache_drain(pd);
+		pdm_remap_free_drain(pd);
 		free_percpu(pd->remap_free);
 	}
 	mempool_exit(&pd->remap_pool);

@@ -318,7 +318,7 @@ static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
 
 	local_irq_save(flags);
 	l = this_cpu_ptr(pd->remap_free);
-	if (l->nr < PDM_REMAP_CACHE_MAX) {
+	if (l->nr < PDM_REMAP_FREE_MAX) {
 		rm->next = l->head;
 		l->head = rm;
 		l->nr++;
@@ -330,7 +330,7 @@ static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
 }
 
 /* Give every CPU's free pdm_remaps back; nothing may be in flight. */
-void pdm_remap_cache_drain(struct pdm_dev *pd)
+void pdm_remap_free_drain(struct pdm_dev *pd)
 {
 	struct pdm_remap *rm;
 	int cpu;

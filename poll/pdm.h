@@ -183,7 +183,7 @@ struct pdm_remap_list {
 	unsigned int nr;
 };
 
-#define PDM_REMAP_CACHE_MAX	64
+#define PDM_REMAP_FREE_MAX	64
 
 /* pdm-main.c */
 extern struct mutex pdm_ctl_mutex;
@@ -217,7 +217,7 @@ extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
-void pdm_remap_cache_drain(struct pdm_dev *pd);
+void pdm_remap_free_drain(struct pdm_dev *pd);
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
