@@ -146,6 +146,23 @@ sched_depth() {
 		fail "$1: cannot set async_depth $2"
 }
 
+# sd_slow_pair: two slow null_blk devices (1 ms per request, 2 tags), the
+# mq-deadline reference on nullb0 and split-deadline on nullb1, so that
+# both see the same host load; 128 requests fit in each scheduler, and
+# writes never expire (write_expire 60 s).  SD_PAIR maps device to
+# scheduler.
+declare -A SD_PAIR=([nullb0]=mq-deadline [nullb1]=split-deadline)
+sd_slow_pair() {
+	local d
+	nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 \
+		hw_queue_depth=2 submit_queues=1 gb=1 nr_devices=2
+	for d in nullb0 nullb1; do
+		set_sched $d "${SD_PAIR[$d]}"
+		sched_depth $d 128
+		echo 60000 >/sys/block/$d/queue/iosched/write_expire
+	done
+}
+
 # set_sched DEV NAME: select an I/O scheduler and check that it took.
 set_sched() {
 	echo "$2" >/sys/block/"$1"/queue/scheduler ||

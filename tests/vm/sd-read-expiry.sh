@@ -32,15 +32,8 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
-nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 \
-	submit_queues=1 gb=1 nr_devices=2
-declare -A sched=([nullb0]=mq-deadline [nullb1]=split-deadline)
-for d in nullb0 nullb1; do
-	set_sched $d "${sched[$d]}"
-	# Room for all 49 requests in the scheduler.
-	sched_depth $d 128
-	echo 60000 >/sys/block/$d/queue/iosched/write_expire
-done
+# Room for all 49 requests in each scheduler.
+sd_slow_pair
 
 # field JOB N: field N of JOB's terse line.
 field() { awk -F';' -v j="$1" -v f="$2" '$3 == j { print $f }' /tmp/expiry.out; }
@@ -70,7 +63,7 @@ for e in 100 200; do
 	fio --output-format=terse --terse-version=3 --exitall "${jobs[@]}" \
 		>/tmp/expiry.out 2>&1 || { cat /tmp/expiry.out; fail "fio failed"; }
 	for d in nullb0 nullb1; do
-		s=${sched[$d]} v=victim-$d
+		s=${SD_PAIR[$d]} v=victim-$d
 		writes=$(( $(awk '{ print $5 }' /sys/block/$d/stat) - w0[$d] ))
 		[ "$(field $v 5)" = 0 ] || fail "$v: fio error $(field $v 5)"
 		n=$(( $(field $v 6) / 4 ))

@@ -19,16 +19,11 @@
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
-nullb_load queue_mode=2 irqmode=2 completion_nsec=1000000 hw_queue_depth=2 \
-	submit_queues=1 gb=1 nr_devices=2
-declare -A sched=([nullb0]=mq-deadline [nullb1]=split-deadline)
+# Room for both floods in each scheduler.
+sd_slow_pair
 for d in nullb0 nullb1; do
-	set_sched $d "${sched[$d]}"
-	# Room for both floods in the scheduler.
-	sched_depth $d 128
 	# No FIFO expiry: only writes_starved lets writes through.
 	echo 60000 >/sys/block/$d/queue/iosched/read_expire
-	echo 60000 >/sys/block/$d/queue/iosched/write_expire
 done
 
 stat_field() { awk -v f="$2" '{ print $f }' /sys/block/"$1"/stat; }
@@ -59,7 +54,7 @@ for ws in 1 8; do
 	done
 	wait $fpid || { cat /tmp/starved.out; fail "fio failed"; }
 	for d in nullb0 nullb1; do
-		s=${sched[$d]}
+		s=${SD_PAIR[$d]}
 		r=$(( $(stat_field $d 1) - r0[$d] ))
 		w=$(( $(stat_field $d 5) - w0[$d] ))
 		pct=$(( 100 * w / (r + w) ))
