@@ -156,16 +156,22 @@ run_ub() {
 	ub_iops+=("$(json_num iops /tmp/ub-cmp.json)")
 	ub_info="IOS/call $(json_num ios_per_call_submit /tmp/ub-cmp.json)/$(json_num ios_per_call_reap /tmp/ub-cmp.json), us/IO $(sed -n 's/.*"usr_us_per_io": \([0-9.]*\), "sys_us_per_io": \([0-9.]*\)}.*/usr \1 sys \2/p' /tmp/ub-cmp.json)"
 }
-fio_iops=() ub_iops=()
-for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then run_fio; run_ub; else run_ub; run_fio; fi
-	note "round $r: fio ${fio_iops[-1]} IOPS ($fio_cpu), uring-bench ${ub_iops[-1]} IOPS ($ub_info)"
-done
-fio_med=$(median "${fio_iops[@]}")
-ub_med=$(median "${ub_iops[@]}")
-expect_ge "fio median IOPS" 1 "$fio_med"
-pct=$((ub_med * 100 / fio_med))
-note "medians over $ROUNDS interleaved rounds: fio $fio_med IOPS, uring-bench $ub_med IOPS, uring-bench/fio ${pct}%"
+# compare LABEL: ROUNDS rounds of fio and uring-bench in turn, the first
+# to run alternating; sets fio_med, ub_med and pct (uring-bench/fio, %).
+compare() {
+	local r
+	fio_iops=() ub_iops=()
+	for r in $(seq "$ROUNDS"); do
+		if [ $((r % 2)) = 1 ]; then run_fio; run_ub; else run_ub; run_fio; fi
+		note "$1 round $r: fio ${fio_iops[-1]} IOPS ($fio_cpu), uring-bench ${ub_iops[-1]} IOPS ($ub_info)"
+	done
+	fio_med=$(median "${fio_iops[@]}")
+	ub_med=$(median "${ub_iops[@]}")
+	expect_ge "$1: fio median IOPS" 1 "$fio_med"
+	pct=$((ub_med * 100 / fio_med))
+	note "$1 medians over $ROUNDS interleaved rounds: fio $fio_med IOPS, uring-bench $ub_med IOPS, uring-bench/fio ${pct}%"
+}
+compare polled
 expect_ge "uring-bench/fio median IOPS (%)" 80 "$pct"
 [ -z "$MAX_PCT" ] || expect_le "uring-bench/fio median IOPS (%)" "$MAX_PCT" "$pct"
 
@@ -180,15 +186,7 @@ nullb_cfs nullb2 queue_mode=2 submit_queues=1 poll_queues=0 irqmode=0 \
 fio_job=("${fio_job[@]/--hipri=1/--hipri=0}")
 fio_job=("${fio_job[@]/\/dev\/nullb0//dev/nullb2}")
 ub_job=(-d128 -s32 -c32 -b4096 -p0 -B1 -F1 -n1 "-r$RUNTIME" /dev/nullb2)
-fio_iops=() ub_iops=()
-for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then run_fio; run_ub; else run_ub; run_fio; fi
-	note "throttled round $r: fio ${fio_iops[-1]} IOPS, uring-bench ${ub_iops[-1]} IOPS"
-done
-fio_med=$(median "${fio_iops[@]}")
-ub_med=$(median "${ub_iops[@]}")
-pct=$((ub_med * 100 / fio_med))
-note "throttled medians: fio $fio_med IOPS, uring-bench $ub_med IOPS, uring-bench/fio ${pct}%"
+compare throttled
 expect_ge "throttled: uring-bench/fio median IOPS (%)" 80 "$pct"
 expect_le "throttled: uring-bench/fio median IOPS (%)" 120 "$pct"
 echo "PASS"
