@@ -16,7 +16,12 @@
 #   qd=32           io_uring queue depth per job
 #   batch=8         iodepth_batch_submit and iodepth_batch_complete_min/max
 #   irqmode=1       null_blk irqmode (see below)
-#   scheds=none,mq-deadline,kyber,split-deadline
+#   scheds=none,mq-deadline,kyber,split-deadline[,bf-fifo-hctx,bf-fifo-global]
+#                   the two floors are added when their test-only module
+#                   (tests/modules/blkfast-fifo.c) is there: bf-fifo-hctx is
+#                   what any 6.1 elevator costs over none, bf-fifo-global the
+#                   cheapest elevator that keeps one device-wide order (as
+#                   mq-deadline's semantics need) under one lock
 #   dev=            a real device to use instead of null_blk (e.g. nvme0n1,
 #                   with `make bench` --host on a real machine)
 #
@@ -51,7 +56,7 @@
 ncpu=$(nproc)
 DEV=
 REPS=3 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
-SCHEDS=none,mq-deadline,kyber,split-deadline
+SCHEDS=
 for a in "$@"; do
 	case $a in
 	reps=*) REPS=${a#*=} ;;
@@ -65,6 +70,11 @@ for a in "$@"; do
 	*) fail "unknown argument '$a'" ;;
 	esac
 done
+if [ -z "$SCHEDS" ]; then
+	SCHEDS=none,mq-deadline,kyber,split-deadline
+	modprobe blkfast-fifo 2>/dev/null &&
+		SCHEDS=$SCHEDS,bf-fifo-hctx,bf-fifo-global
+fi
 # Unique job counts, in order.
 jobs_list=$(echo "$JOBS" | tr ',' '\n' | awk 'NF && !seen[$1]++')
 IFS=, read -r -a scheds <<<"$SCHEDS"
@@ -222,6 +232,22 @@ if has split-deadline && has none && has mq-deadline; then
 			"$(ratio "${med[$j,split-deadline]}" "${med[$j,mq-deadline]}")"
 		last=$j
 	done
+	if has bf-fifo-global; then
+		echo
+		echo "Floors: bf-fifo-hctx (a FIFO per hardware queue, no policy) is what" \
+			"any 6.1 elevator costs over none; bf-fifo-global (one FIFO," \
+			"one lock) is the cheapest elevator that keeps one device-wide" \
+			"order, which mq-deadline's semantics need."
+		echo
+		echo "| jobs | bf-fifo-hctx / none | bf-fifo-global / none | split-deadline / bf-fifo-global |"
+		echo "|---:|---:|---:|---:|"
+		for j in $jobs_list; do
+			printf '| %s | %s | %s | %s |\n' "$j" \
+				"$(ratio "${med[$j,bf-fifo-hctx]}" "${med[$j,none]}")" \
+				"$(ratio "${med[$j,bf-fifo-global]}" "${med[$j,none]}")" \
+				"$(ratio "${med[$j,split-deadline]}" "${med[$j,bf-fifo-global]}")"
+		done
+	fi
 	rn=$(ratio "${med[$last,split-deadline]}" "${med[$last,none]}")
 	rmq=$(ratio "${med[$last,split-deadline]}" "${med[$last,mq-deadline]}")
 	okn=$(awk -v r="${rn%x}" 'BEGIN { print (r >= 0.95) ? "meets" : "BELOW" }')
