@@ -9,10 +9,14 @@
 # and by interrupt (hipri=0), interleaved and repeated.  pdm runs in its
 # default poll_mode (tracked: one clone per bio, polled through pdm's
 # poll_bio) and in poll_mode direct (bios remapped in place, polled by
-# io_uring on the lower queue).
+# io_uring on the lower queue).  When the test-only blkfast-remap module is
+# there, a fourth device gets the floor of any 6.1 bio-based stacking
+# driver: bfremap0 passes each bio down unchanged with no bookkeeping at
+# all (tests/modules/blkfast-remap.c).
 #
-# Arguments (KEY=VALUE): reps=5 secs=2, and devs=A,B,C to use three real,
-# identical devices (with poll queues) instead of null_blk.
+# Arguments (KEY=VALUE): reps=5 secs=2, and devs=A,B,C[,D] to use three
+# (four with the floor) real, identical devices (with poll queues) instead
+# of null_blk.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 # shellcheck source=tests/vm/bench-lib.sh
@@ -29,11 +33,11 @@ for a in "$@"; do
 done
 
 if [ -z "$DEVS" ]; then
-	nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 \
+	nullb_load queue_mode=2 nr_devices=4 submit_queues=1 poll_queues=1 \
 		irqmode=0 hw_queue_depth=256 gb=4
-	DEVS=nullb0,nullb1,nullb2
+	DEVS=nullb0,nullb1,nullb2,nullb3
 fi
-IFS=, read -r raw dml pl <<<"$DEVS"
+IFS=, read -r raw dml pl fl <<<"$DEVS"
 run modprobe pdm
 sectors=$(cat /sys/block/"$dml"/size)
 export DM_DISABLE_UDEV=1
@@ -46,6 +50,13 @@ configs=("raw polled" "raw irq" "dm-linear polled" "dm-linear irq"
 	 "pdm polled" "pdm irq" "pdm-direct polled" "pdm-direct irq")
 declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm
 	[pdm-direct]=/dev/$pdm)
+floor=
+if [ -n "$fl" ] && modprobe blkfast-remap lower="/dev/$fl" 2>/dev/null; then
+	wait_for_block bfremap0
+	floor=1
+	configs+=("floor polled" "floor irq")
+	dev[floor]=/dev/bfremap0
+fi
 mode=/sys/block/$pdm/pdm/poll_mode
 for rep in $(seq "$REPS"); do
 	for k in $(bench_rotate "${#configs[@]}" "$rep"); do
@@ -78,6 +89,9 @@ echo
 echo "- pdm/raw: polled $(bench_ratio "pdm polled" "raw polled"), irq $(bench_ratio "pdm irq" "raw irq")"
 echo "- pdm-direct/raw: polled $(bench_ratio "pdm-direct polled" "raw polled"), irq $(bench_ratio "pdm-direct irq" "raw irq")"
 echo "- pdm/dm-linear: polled $(bench_ratio "pdm polled" "dm-linear polled"), irq $(bench_ratio "pdm irq" "dm-linear irq")"
+[ -n "$floor" ] &&
+	echo "- floor (bfremap0: pass-through, no bookkeeping)/raw: polled $(bench_ratio "floor polled" "raw polled"), irq $(bench_ratio "floor irq" "raw irq"); pdm-direct/floor: polled $(bench_ratio "pdm-direct polled" "floor polled"), irq $(bench_ratio "pdm-direct irq" "floor irq")"
 echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq"), pdm-direct $(bench_ratio "pdm-direct polled" "pdm-direct irq")"
 run pdmsetup remove pl
 run dmsetup remove dml
+[ -z "$floor" ] || run rmmod blkfast_remap
