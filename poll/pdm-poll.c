@@ -24,7 +24,8 @@
  * io_uring never allows sleeping here), so the wait is made of early
  * returns, not sleep.  The wait runs from each bio's own issue time, and
  * the expected completion time is learned per device and direction from
- * polled completions (a streaming median, see pdm_hybrid_learn()).
+ * polled completions (a streaming lower quartile, see
+ * pdm_hybrid_learn()).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -97,14 +98,19 @@ static u64 pdm_hybrid_wait(struct pdm_dev *pd, int dir)
  * @dir: 0 read, 1 write
  * @lat: ns from the bio's issue to its completion being seen
  *
- * The estimate is a streaming median of completion times: each sample
- * above it raises it by 1/32, each below lowers it by 1/32, so it settles
- * where half the completions are faster.  Upstream's minimum reacts to one
- * lucky completion (QEMU's NVMe completes some reads in a fifth of the
- * usual time) and then polls from far too early; the median is still a
- * low estimate of when to start (the latency distribution has a long
- * tail), follows a device that gets slower or faster within some 40
- * samples, and costs a few shifts and no memory.
+ * The estimate is a streaming lower quartile of completion times: each
+ * sample above it raises it by 1/64, each below lowers it by 3/64, so it
+ * settles where a quarter of the completions are faster.  Upstream's
+ * minimum reacts to one lucky completion (QEMU's NVMe completes some reads
+ * in a fifth of the usual time) and then polls from far too early.  A
+ * median is robust to that, but with many I/Os in flight it feeds on its
+ * own wait: a completion is seen no sooner than its bio is polled, 7/8 of
+ * the estimate after issue, so the median climbs to where the wait itself
+ * sets the latency (over the slowpoll disk at QD32 it settled at 4-5x the
+ * service time and cost 8-17% of the IOPS).  The quartile still sees the
+ * bios that other bios' polls reaped early, and stays near the service
+ * time.  It follows a device that gets slower within some 50 samples, one
+ * that gets faster within some 15, and costs a few shifts and no memory.
  */
 void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 {
@@ -113,9 +119,9 @@ void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 	if (!est)
 		est = lat;
 	else if (lat > est)
-		est += est / 32 + 1;
+		est += est / 64 + 1;
 	else if (lat < est)
-		est -= est / 32;
+		est -= 3 * est / 64;
 	WRITE_ONCE(pd->hybrid_ns[dir], est);
 }
 

@@ -46,7 +46,9 @@ polls 1
 hybrid=$(( $(cat $sys/lower_polls) - l0 ))
 expect_ge "hybrid: early returns" 500 $(( $(cat $sys/hybrid_early_returns) - e0 ))
 read -r est _ <$sys/hybrid_estimate_ns
-expect_ge "read estimate (ns) >= service time" $((svc * 1000)) "$est"
+# A lower quartile of completions that all take the service time or
+# more, stepping down 3/64 at a time: a few percent under at worst.
+expect_ge "read estimate (ns) >= 0.9 x service time" $((svc * 900)) "$est"
 expect_le "read estimate (ns) < 3x service time" $((3 * svc * 1000)) "$est"
 note "lower polls for 500 reads: classic $classic, hybrid $hybrid"
 expect_ge "classic polls per read" 2 $((classic / 500))
