@@ -24,8 +24,8 @@
  * io_uring never allows sleeping here), so the wait is made of early
  * returns, not sleep.  The wait runs from each bio's own issue time, and
  * the expected completion time is learned per device and direction from
- * polled completions (a streaming lower quartile, see
- * pdm_hybrid_learn()).
+ * polled completions (a streaming lower quartile, see pdm_hybrid_next() in
+ * pdm-hybrid.h).
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -33,6 +33,7 @@
 #include <linux/preempt.h>
 
 #include "pdm.h"
+#include "pdm-hybrid.h"
 
 const char * const pdm_poll_mode_names[] = {
 	[PDM_POLL_TRACKED]	= "tracked",
@@ -80,49 +81,19 @@ static struct pdm_io *pdm_io_walk(struct bio *bio)
 	return io;
 }
 
-/*
- * Hybrid: start polling at 7/8 of the estimate.  Polling a little early
- * keeps completions faster than the estimate visible, so that it can
- * fall (see pdm_hybrid_learn()).
- */
-static u64 pdm_hybrid_wait(struct pdm_dev *pd, int dir)
-{
-	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
-
-	return est - est / 8;
-}
-
 /**
  * pdm_hybrid_learn() - learn from one polled completion
  * @pd:  the device
  * @dir: 0 read, 1 write
  * @lat: ns from the bio's issue to its completion being seen
  *
- * The estimate is a streaming lower quartile of completion times: each
- * sample above it raises it by 1/64, each below lowers it by 3/64, so it
- * settles where a quarter of the completions are faster.  Upstream's
- * minimum reacts to one lucky completion (QEMU's NVMe completes some reads
- * in a fifth of the usual time) and then polls from far too early.  A
- * median is robust to that, but with many I/Os in flight it feeds on its
- * own wait: a completion is seen no sooner than its bio is polled, 7/8 of
- * the estimate after issue, so the median climbs to where the wait itself
- * sets the latency (over the slowpoll disk at QD32 it settled at 4-5x the
- * service time and cost 8-17% of the IOPS).  The quartile still sees the
- * bios that other bios' polls reaped early, and stays near the service
- * time.  It follows a device that gets slower within some 50 samples, one
- * that gets faster within some 15, and costs a few shifts and no memory.
+ * See pdm_hybrid_next() for the estimate.  Pollers update it without a
+ * lock; a lost update loses one sample.
  */
 void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 {
-	u64 est = READ_ONCE(pd->hybrid_ns[dir]);
-
-	if (!est)
-		est = lat;
-	else if (lat > est)
-		est += est / 64 + 1;
-	else if (lat < est)
-		est -= 3 * est / 64;
-	WRITE_ONCE(pd->hybrid_ns[dir], est);
+	WRITE_ONCE(pd->hybrid_ns[dir],
+		   pdm_hybrid_next(READ_ONCE(pd->hybrid_ns[dir]), lat));
 }
 
 /* bio_poll() on a pending clone.  Returns 1 if it polled. */
@@ -259,9 +230,10 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 
 	pending = pdm_pending(io);
 	if (pending && io->start_ns) {
+		u64 est = READ_ONCE(pd->hybrid_ns[op_is_write(bio_op(bio))]);
+
 		now = ktime_get_ns();
-		if (now - io->start_ns <
-		    pdm_hybrid_wait(pd, op_is_write(bio_op(bio)))) {
+		if (now - io->start_ns < pdm_hybrid_wait(est)) {
 			this_cpu_inc(pd->stats->hybrid_early);
 			return pdm_io_unwalk(io, now);
 		}

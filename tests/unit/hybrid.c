@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm_hybrid_next(): the hybrid polling estimate settles near a constant
+ * latency, at the lower quartile of a spread one, follows a device that
+ * gets slower or faster within the sample counts its comment promises, and
+ * is not dragged up by one slow completion or down by one fast one.
+ */
+#include "pdm-hybrid.h"
+#include "unit.h"
+
+/* Feed @n samples of @lat; return the estimate. */
+static u64 feed(u64 est, u64 lat, int n)
+{
+	while (n--)
+		est = pdm_hybrid_next(est, lat);
+	return est;
+}
+
+/* 1 if @v is within [@lo, @hi]. */
+static int within(u64 v, u64 lo, u64 hi)
+{
+	return v >= lo && v <= hi;
+}
+
+int main(void)
+{
+	const u64 svc = 100000;		/* 100 us */
+	u64 est, lcg = 1, below = 0;
+	int i;
+
+	CHECK_EQ("first sample seeds", 1234, pdm_hybrid_next(0, 1234));
+	CHECK_EQ("equal sample keeps", 1234, pdm_hybrid_next(1234, 1234));
+	CHECK_EQ("wait is 7/8", 87500, pdm_hybrid_wait(svc));
+
+	/* A constant latency, from far above and far below. */
+	est = feed(10 * svc, svc, 200);
+	CHECK_EQ("from 10x: near svc", 1,
+		 within(est, svc - svc / 20, svc + svc / 50));
+	est = feed(svc / 10, svc, 400);
+	CHECK_EQ("from 0.1x: near svc", 1,
+		 within(est, svc - svc / 20, svc + svc / 50));
+
+	/* Uniform on [100, 200) us: the lower quartile is 125 us. */
+	est = svc;
+	for (i = 0; i < 20000; i++) {
+		u64 lat;
+
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		lat = svc + (lcg >> 33) % svc;
+		est = pdm_hybrid_next(est, lat);
+		if (i >= 10000)
+			below += lat < est;
+	}
+	CHECK_EQ("quartile of U[100,200) us", 1,
+		 within(est, 115000, 135000));
+	CHECK_EQ("a quarter of samples below", 1,
+		 within(below, 2000, 3000));
+
+	/* A device that doubles its latency, then halves it again. */
+	est = feed(svc, svc, 100);
+	est = feed(est, 2 * svc, 50);
+	CHECK_EQ("slower: 2x within 50 samples", 1, est >= 2 * svc - svc / 10);
+	est = feed(est, svc, 15);
+	CHECK_EQ("faster: back within 15 samples", 1, est <= svc + svc / 10);
+
+	/* One outlier either way moves it by a step, not to the outlier. */
+	est = feed(svc, svc, 100);
+	CHECK_EQ("one slow sample", 1,
+		 within(pdm_hybrid_next(est, 50 * svc), est, est + est / 32));
+	CHECK_EQ("one fast sample", 1,
+		 within(pdm_hybrid_next(est, svc / 5), est - est / 16, est));
+
+	/* No overflow near the top of the range. */
+	est = pdm_hybrid_next(U64_MAX / 2, 1);
+	CHECK_EQ("large estimate falls", 1, est < U64_MAX / 2);
+	return unit_done("hybrid");
+}
