@@ -20,6 +20,9 @@ static char *lower;
 module_param(lower, charp, 0444);
 MODULE_PARM_DESC(lower, "Path of the lower block device (required)");
 
+/* Exclusive, so that nothing else writes under the floor's feet. */
+static const fmode_t bf_mode = FMODE_READ | FMODE_WRITE | FMODE_EXCL;
+
 static int bf_major;
 static struct block_device *bf_lower;
 static struct gendisk *bf_disk;
@@ -37,7 +40,6 @@ static const struct block_device_operations bf_fops = {
 
 static int __init bf_init(void)
 {
-	const fmode_t mode = FMODE_READ | FMODE_WRITE | FMODE_EXCL;
 	struct request_queue *lq, *q;
 	int ret;
 
@@ -45,7 +47,7 @@ static int __init bf_init(void)
 		pr_err("blkfast-remap: lower= is required\n");
 		return -EINVAL;
 	}
-	bf_lower = blkdev_get_by_path(lower, mode, &bf_lower);
+	bf_lower = blkdev_get_by_path(lower, bf_mode, &bf_lower);
 	if (IS_ERR(bf_lower)) {
 		pr_err("blkfast-remap: cannot open %s: %ld\n", lower,
 		       PTR_ERR(bf_lower));
@@ -66,7 +68,7 @@ static int __init bf_init(void)
 	bf_disk->first_minor = 0;
 	bf_disk->minors = 1;
 	bf_disk->fops = &bf_fops;
-	snprintf(bf_disk->disk_name, DISK_NAME_LEN, "bfremap0");
+	strscpy(bf_disk->disk_name, "bfremap0", DISK_NAME_LEN);
 
 	q = bf_disk->queue;
 	lq = bdev_get_queue(bf_lower);
@@ -88,7 +90,7 @@ put_disk:
 unregister:
 	unregister_blkdev(bf_major, "bfremap");
 put_lower:
-	blkdev_put(bf_lower, mode);
+	blkdev_put(bf_lower, bf_mode);
 	return ret;
 }
 
@@ -97,7 +99,7 @@ static void __exit bf_exit(void)
 	del_gendisk(bf_disk);
 	put_disk(bf_disk);
 	unregister_blkdev(bf_major, "bfremap");
-	blkdev_put(bf_lower, FMODE_READ | FMODE_WRITE | FMODE_EXCL);
+	blkdev_put(bf_lower, bf_mode);
 }
 
 module_init(bf_init);
