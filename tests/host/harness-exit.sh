@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# baseline: the VM harness's exit-code protocol
 # The harness passes the guest script's exit code through, and fails a run
 # whose guest crashed or hung.
 # shellcheck source=tests/host/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# baseline: the VM harness's splat detection
 # The harness fails a run whose script passed but whose guest kernel logged a
 # WARN (tests/modules/blkfast-warn.ko warns on load).
 # shellcheck source=tests/host/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# baseline: that two copies of the test corpus agree
 # The malformed-table corpus embedded in tests/vm/pdm-bad-tables.sh (only
 # tests/vm reaches the guest) is tests/pdm-tables/bad/ byte for byte: the
 # same files, the same bytes, the same EXPECTED.

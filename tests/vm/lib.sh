@@ -3,8 +3,21 @@
 #
 # Helpers for the guest side of the VM tests; sourced by each test.  Every
 # check prints what it expected and what it got, and a failure ends the test.
-
-set -u
+#
+# Any failed command, unset variable or bad expansion ends the test too, so
+# that a script can reach its PASS line only by running every step:
+#  - errexit with an ERR trap (inherited by functions and subshells) names
+#    the command that failed; a command that may fail says so (|| true);
+#  - POSIX mode, because without it bash aborts only the current command
+#    on an arithmetic or expansion error (a loop over an empty value
+#    silently stops) and carries on to PASS.  POSIX mode exits instead.
+# pipefail is left off: `cmd | grep -q` would fail whenever grep exits early.
+set -o posix
+set -eEu
+trap 'rc=$?; fail "line $LINENO: \"$BASH_COMMAND\" exited with $rc"' ERR
+# What a test (or a helper it calls) exits with for SKIP: the runner reports
+# it as skipped, with the last "SKIP: why" line as the reason.
+SKIP_RC=77
 TRACEFS=/sys/kernel/tracing
 # shellcheck disable=SC2034 # for the tests that source this file
 DEBUGFS=/sys/kernel/debug
@@ -12,6 +25,13 @@ DEBUGFS=/sys/kernel/debug
 fail() {
 	echo "FAIL: $*"
 	exit 1
+}
+
+# skip WHY: end the test as skipped (never PASS) because this boot could not
+# create the situation the test needs; the runner prints WHY.
+skip() {
+	echo "SKIP: $*"
+	exit "$SKIP_RC"
 }
 
 note() {
@@ -114,7 +134,7 @@ probe_sum_stop() {
 
 # nullb_load ARGS...: (re)load null_blk with ARGS.
 nullb_load() {
-	modprobe -r null_blk 2>/dev/null
+	modprobe -r null_blk 2>/dev/null || true
 	run modprobe null_blk "$@"
 	[ -b /dev/nullb0 ] || fail "null_blk loaded but /dev/nullb0 is missing"
 }

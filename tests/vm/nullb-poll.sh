@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# baseline: the kernel's null_blk polling, which pdm's tests stand on
 # vm: -c 1
 # null_blk with a poll queue: fio io_uring hipri=1 completes every I/O by
 # polling (the sum of null_poll()'s return values equals fio's I/O count),
