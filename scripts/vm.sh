@@ -118,12 +118,22 @@ cp "$idx/lib/modules/$kver"/modules.* "$ov/lib/modules/$kver/"
 	cpio --quiet -o -H newc -R 0:0 | gzip -1) >"$work/overlay.cpio.gz"
 cat "$base" "$work/overlay.cpio.gz" >"$work/initrd"
 
+# Stall detectors sized for TCG on a busy 2-core host.  There a vCPU, or
+# the rcu_preempt kthread on it, can go unscheduled for 10-20 s of real
+# time while the guest clock runs on (seen: the default 21 s RCU stall
+# timeout firing in a passing test while the host ran other VMs).  60 s
+# for an RCU CPU stall and for a soft lockup (2 x watchdog_thresh) leaves
+# three times that margin, and still catches a real stall: code that holds
+# a CPU or an RCU read-side section that long is broken on any machine.
+# tests/host/harness-stall.sh proves both sides: a 25 s stall passes, one
+# past the threshold fails the run.
+stall_args="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 qemu=(qemu-system-x86_64 -accel "tcg,thread=multi,tb-size=256" -cpu max
       -name "blkfast,debug-threads=on"
       -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
       -no-reboot -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
       -kernel "$vmlinux" -initrd "$work/initrd"
-      -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check$append")
+      -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check $stall_args$append")
 i=0
 for d in "${disks[@]}"; do
 	truncate -s "$d" "$work/disk$i.img"

@@ -1,14 +1,45 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Test-only: logs one WARN on load.  The harness's negative test loads it to
- * prove that a guest kernel warning fails a run whose script passed.
+ * Test-only: the harness's negative tests load it to prove that a guest
+ * kernel report fails a run whose script passed.
+ *
+ *   insmod blkfast-warn.ko               logs one WARN
+ *   insmod blkfast-warn.ko rcu_stall_s=N  holds an RCU read-side section
+ *                                        and its CPU for N seconds
+ *
+ * The stall stands for a loop under rcu_read_lock() in our own code: the
+ * harness must report one that outlasts its stall timeout and accept one
+ * that does not.
  */
 #include <linux/bug.h>
+#include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
+
+static unsigned int rcu_stall_s;
+module_param(rcu_stall_s, uint, 0444);
+MODULE_PARM_DESC(rcu_stall_s,
+		 "spin this many seconds under rcu_read_lock() instead of WARN");
+
+static void blkfast_rcu_stall(unsigned int secs)
+{
+	unsigned long end = jiffies + secs * HZ;
+
+	pr_info("blkfast-warn: spinning %u s under rcu_read_lock()\n", secs);
+	rcu_read_lock();
+	/* No cond_resched(): the CPU is held as a buggy loop would hold it. */
+	while (time_before(jiffies, end))
+		cpu_relax();
+	rcu_read_unlock();
+	pr_info("blkfast-warn: stall over\n");
+}
 
 static int __init blkfast_warn_init(void)
 {
-	WARN(1, "blkfast-warn: deliberate warning for the harness self-test\n");
+	if (rcu_stall_s)
+		blkfast_rcu_stall(rcu_stall_s);
+	else
+		WARN(1, "blkfast-warn: deliberate warning for the harness self-test\n");
 	return 0;
 }
 
@@ -20,4 +51,4 @@ module_init(blkfast_warn_init);
 module_exit(blkfast_warn_exit);
 
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("blkfast harness self-test: WARN on load");
+MODULE_DESCRIPTION("blkfast harness self-test: WARN or RCU stall on load");
