@@ -6,6 +6,7 @@
 #   make tools           build the user-space programs in tools/
 #   make check           install what is missing, build, lint, run every test
 #   make lint            checkpatch, sparse, clang-format spacing, shellcheck
+#   make mutants         each tests/mutants/*.patch must make its tests fail
 #   make bench           every comparison in VM boots: build/bench/report.md
 #   make demo            install what is missing, build, run the demo in a VM
 #   sudo make load       insert the modules into the running kernel
@@ -39,7 +40,7 @@ PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=
 
-.PHONY: all modules tools check demo unit vm-tests load unload clean deps bench-sched bench lint
+.PHONY: all modules tools check demo unit vm-tests load unload clean deps bench-sched bench lint mutants
 
 all: modules
 
@@ -72,6 +73,12 @@ demo: deps
 # our sources: see scripts/lint.sh.
 lint: deps
 	scripts/lint.sh
+
+# Mutation check (scripts/mutants.sh): slow, one VM test run per mutant and
+# test; MUTANTS="name ..." for a subset.
+mutants: deps
+	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
+	scripts/mutants.sh $(MUTANTS)
 
 # Every comparison, one report: build/bench/report.md (see scripts/bench.sh).
 # BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS.

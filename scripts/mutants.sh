@@ -58,7 +58,12 @@ for name in "${names[@]}"; do
 	git ls-files -z --cached --others --exclude-standard |
 		cpio --quiet -0 -pdm "$dir"
 	cp -r build/kheaders-* "$dir/build/" 2>/dev/null || true
-	if ! (cd "$dir" && git apply --unsafe-paths "$patch"); then
+	# The scratch copy lies inside this repository: without the ceiling
+	# git would take the repository's root as the patch's root, and
+	# silently skip every path outside build/mutants/NAME.  The reverse
+	# check proves that the mutation is really in place.
+	if ! (cd "$dir" && export GIT_CEILING_DIRECTORIES=$top/build/mutants &&
+	      git apply "$patch" && git apply --check -R "$patch"); then
 		broken+=("$name (does not apply)")
 		continue
 	fi
