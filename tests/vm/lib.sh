@@ -14,7 +14,7 @@
 # pipefail is left off: `cmd | grep -q` would fail whenever grep exits early.
 set -o posix
 set -eEu
-trap 'rc=$?; fail "line $LINENO: \"$BASH_COMMAND\" exited with $rc"' ERR
+trap 'fail "line $LINENO: \"$BASH_COMMAND\" exited with $?"' ERR
 # What a test (or a helper it calls) exits with for SKIP: the runner reports
 # it as skipped, with the last "SKIP: why" line as the reason.
 SKIP_RC=77
@@ -204,4 +204,37 @@ nullb_cfs() {
 	done
 	echo 1 >"$d/power" || fail "null_blk $name: cannot power on"
 	wait_for_block "$name"
+}
+
+# Count a probe's hits per key.  probe_hist_start NAME KEY 'p|r FUNC
+# FETCHARGS...' arms the kprobe event blkfast/NAME with a hist trigger keyed
+# on KEY (one of its fetch args, or common_type for a single total);
+# probe_hist_counts NAME prints the hits of each key, one a line, fewest
+# first; probe_hist_total NAME their sum; probe_hist_stop NAME removes it.
+declare -A PROBE_HIST_KEY=()
+probe_hist_start() {
+	local name=$1 key=$2 type=${3%% *} rest=${3#* }
+	echo "$type:blkfast/$name $rest" >>$TRACEFS/kprobe_events ||
+		fail "cannot add probe '$3'"
+	echo "hist:keys=$key:vals=hitcount" \
+		>"$TRACEFS/events/blkfast/$name/trigger" ||
+		fail "cannot add hist trigger on blkfast/$name"
+	PROBE_HIST_KEY[$name]=$key
+}
+
+probe_hist_counts() {
+	awk '/hitcount:/ { print $NF }' "$TRACEFS/events/blkfast/$1/hist" |
+		sort -n
+}
+
+probe_hist_total() {
+	awk '/hitcount:/ { s += $NF } END { print s + 0 }' \
+		"$TRACEFS/events/blkfast/$1/hist"
+}
+
+probe_hist_stop() {
+	local name=$1
+	echo "!hist:keys=${PROBE_HIST_KEY[$name]}:vals=hitcount" \
+		>>"$TRACEFS/events/blkfast/$name/trigger"
+	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
 }
