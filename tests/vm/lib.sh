@@ -223,12 +223,12 @@ probe_hist_start() {
 }
 
 probe_hist_counts() {
-	awk '/hitcount:/ { print $NF }' "$TRACEFS/events/blkfast/$1/hist" |
+	awk '$1 == "{" && /hitcount:/ { print $NF }' "$TRACEFS/events/blkfast/$1/hist" |
 		sort -n
 }
 
 probe_hist_total() {
-	awk '/hitcount:/ { s += $NF } END { print s + 0 }' \
+	awk '$1 == "{" && /hitcount:/ { s += $NF } END { print s + 0 }' \
 		"$TRACEFS/events/blkfast/$1/hist"
 }
 

@@ -8,8 +8,12 @@
 # chunk remapped in place and polled by io_uring itself, except while
 # hybrid is on); then poll_mode and hybrid flipped every 100 ms under
 # running polled verify I/O; then a pdm device in direct mode over the
-# stripe (direct, then tracked) verifies polled I/O; then three pollers
-# sharing null_blk's single poll queue make the sweep's trylock skip.
+# stripe (direct, then tracked) verifies polled I/O; then, over two
+# null_blk devices with two poll queues each, a kprobe on null_blk's
+# ->poll() shows each mode's own signature: tracked and direct poll only
+# the queue their bios went to (direct without pdm's poll_bio), sweep and
+# sweep_wait poll all four queues once per sweep; with three pollers sweep
+# skips busy queues and sweep_wait never does.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -125,16 +129,101 @@ done
 run pdmsetup remove up
 run pdmsetup remove st
 
-# Three pollers, one poll queue: sweep's trylock skips the busy queue.
-nullb_load queue_mode=2 submit_queues=1 poll_queues=1 irqmode=0 gb=1
-run pdmsetup create sh --table "0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
-echo sweep >$sys/poll_mode
-fio_run shared --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
-	--hipri=1 --bs=4k --rw=randread --iodepth=16 --numjobs=3 \
-	--time_based --runtime=4
-expect_ge "trylock skips with 3 pollers on 1 queue" 1 "$(cat $sys/trylock_skips)"
-expect_eq "clones completed by a poll" "$(cat $sys/clones)" \
-	"$(cat $sys/completions_found)"
+# Which lower queues each mode polls, as the kernel sees it: a kprobe on
+# null_blk's ->poll() counts the polls of each hardware queue (keyed by its
+# blk_mq_hw_ctx), not pdm's own counters.  Two null_blk devices back to
+# back in one table, each with two poll queues (one per CPU).
+nullb_load queue_mode=2 submit_queues=1 poll_queues=2 irqmode=0 gb=1 \
+	nr_devices=2
+for d in nullb0 nullb1; do
+	expect_eq "$d poll queues" 2 \
+		"$(cat $DEBUGFS/block/$d/hctx*/type | grep -c '^poll$')"
+done
+nsz=$(cat /sys/block/nullb0/size)
+run pdmsetup create sh --table "$(printf '0 %s linear /dev/nullb0 0\n%s %s linear /dev/nullb1 0' \
+	"$nsz" "$nsz" "$nsz")" >/dev/null
+expect_eq "sh is pdm0" sh "$(cat $sys/name)"
+
+# qpoll MODE FIO-ARGS...: run polled 4k reads in MODE with the probes armed;
+# QPOLL holds the polls of each lower queue polled at all (fewest first),
+# QKEYS how many queues that is, QMIN and QMAX the fewest and most, QTOTAL
+# all ->poll() calls, QBIO the calls of pdm's poll_bio, and D[counter] the
+# change of each of pdm's counters.
+declare -A D=()
+QCOUNTERS="bios clones remapped lower_polls trylock_skips completions_found"
+qpoll() {
+	local mode=$1 c
+	local -A before=()
+	shift
+	echo "$mode" >$sys/poll_mode || fail "poll_mode $mode"
+	for c in $QCOUNTERS; do
+		before[$c]=$(cat "$sys/$c")
+	done
+	probe_hist_start qpoll hctx 'p null_blk:null_poll hctx=%di:u64'
+	probe_hist_start pdmpoll common_type 'p pdm:pdm_poll_bio'
+	fio_run "q-$mode" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --bs=4k --rw=randread "$@"
+	QPOLL=$(probe_hist_counts qpoll | tr '\n' ' ')
+	QKEYS=$(probe_hist_counts qpoll | wc -l)
+	QMIN=$(probe_hist_counts qpoll | head -n 1)
+	QMAX=$(probe_hist_counts qpoll | tail -n 1)
+	QTOTAL=$(probe_hist_total qpoll)
+	QBIO=$(probe_hist_total pdmpoll)
+	probe_hist_stop qpoll
+	probe_hist_stop pdmpoll
+	for c in $QCOUNTERS; do
+		D[$c]=$(( $(cat "$sys/$c") - before[$c] ))
+	done
+	note "$mode: polls per lower queue: $QPOLL($QKEYS queues," \
+		"$QTOTAL polls, $QBIO poll_bio calls)"
+}
+
+# One poller on CPU 0 reading from nullb0 only: tracked and direct poll
+# that one queue (the clones', or the remapped bios' own), sweep and
+# sweep_wait every one of the four, each exactly once per sweep: the same
+# count on all four, and each ->poll() call is one of pdm's lower polls.
+one=(--cpus_allowed=0 --iodepth=8 --size=8m)
+qpoll tracked "${one[@]}"
+expect_eq "tracked: lower queues polled" 1 "$QKEYS"
+expect_ge "tracked: ->poll() calls cover pdm's lower polls" "${D[lower_polls]}" \
+	"$QTOTAL"
+expect_ge "tracked: pdm poll_bio calls" 1 "$QBIO"
+expect_eq "tracked: bios remapped" 0 "${D[remapped]}"
+qpoll direct "${one[@]}"
+expect_eq "direct: lower queues polled" 1 "$QKEYS"
+expect_eq "direct: bios remapped" "${D[bios]}" "${D[remapped]}"
+expect_ge "direct: bios" 1 "${D[bios]}"
+expect_eq "direct: pdm poll_bio calls (io_uring polls below)" 0 "$QBIO"
+for mode in sweep sweep_wait; do
+	qpoll $mode "${one[@]}"
+	expect_eq "$mode: lower queues polled" 4 "$QKEYS"
+	expect_eq "$mode: fewest polls of a queue = most" \
+		"$QMAX" "$QMIN"
+	expect_eq "$mode: ->poll() calls = pdm's lower polls" \
+		"${D[lower_polls]}" "$QTOTAL"
+	expect_eq "$mode: trylock skips with one poller" 0 "${D[trylock_skips]}"
+	expect_ge "$mode: pdm poll_bio calls" 1 "$QBIO"
+done
+
+# Three pollers on two CPUs, every one sweeping all four queues: sweep
+# skips a queue another poller holds (and does not poll it), sweep_wait
+# never skips, so every queue is still polled once per sweep.
+three=(--iodepth=16 --numjobs=3 --time_based --runtime=4)
+qpoll sweep "${three[@]}"
+expect_ge "sweep: trylock skips with 3 pollers" 1 "${D[trylock_skips]}"
+expect_eq "sweep: ->poll() calls = pdm's lower polls" "${D[lower_polls]}" \
+	"$QTOTAL"
+expect_eq "sweep: clones completed by a poll" "${D[clones]}" \
+	"${D[completions_found]}"
+qpoll sweep_wait "${three[@]}"
+expect_eq "sweep_wait: trylock skips with 3 pollers" 0 "${D[trylock_skips]}"
+expect_eq "sweep_wait: lower queues polled" 4 "$QKEYS"
+expect_eq "sweep_wait: fewest polls of a queue = most" \
+	"$QMAX" "$QMIN"
+expect_eq "sweep_wait: ->poll() calls = pdm's lower polls" \
+	"${D[lower_polls]}" "$QTOTAL"
+expect_eq "sweep_wait: clones completed by a poll" "${D[clones]}" \
+	"${D[completions_found]}"
 run pdmsetup remove sh
 run rmmod pdm
 echo "PASS"
