@@ -160,6 +160,7 @@ static int sd_contention_show(void *data, struct seq_file *m)
 	spin_lock(&sd->lock);
 	c.dispatch_lock_waits = sd->cont.dispatch_lock_waits;
 	c.drained = sd->cont.drained;
+	c.drained_merges = sd->cont.drained_merges;
 	spin_unlock(&sd->lock);
 	spin_lock(&sd->insert_lock);
 	c.insert_lock_waits = sd->cont.insert_lock_waits;
@@ -177,6 +178,7 @@ static int sd_contention_show(void *data, struct seq_file *m)
 		   (long long)atomic64_read(&sd->cont.dispatch_skips));
 	seq_printf(m, "staged_bio_merges %llu\n", c.staged_bio_merges);
 	seq_printf(m, "drained %llu\n", c.drained);
+	seq_printf(m, "drained_merges %llu\n", c.drained_merges);
 	return 0;
 }
 

@@ -138,8 +138,9 @@ u32 sdl_owned_by_driver(struct sdl_data *sd, enum sd_prio prio)
  * Put @rq into the scheduler proper: sort tree, FIFO and merge hash, after
  * trying to merge it into a queued request.  Merged-away requests go on
  * @free, to be freed once the dispatch lock is dropped.  sd->lock held.
+ * Returns true when @rq was merged away.
  */
-static void sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
+static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 			     struct request *rq, bool at_head,
 			     struct list_head *free)
 {
@@ -158,14 +159,14 @@ static void sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 	}
 
 	if (blk_mq_sched_try_insert_merge(q, rq, free))
-		return;
+		return true;
 	/* As mq-deadline: blktrace shows the insert, staged or not. */
 	trace_block_rq_insert(rq);
 
 	if (at_head) {
 		list_add(&rq->queuelist, &pp->dispatch);
 		rq->fifo_time = jiffies;
-		return;
+		return false;
 	}
 
 	elv_rb_add(sd_rb_root(pp, rq), rq);
@@ -179,6 +180,7 @@ static void sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 		rq->fifo_time = jiffies + sd->fifo_expire[dir];
 	rq->elv.priv[1] = NULL;
 	list_add_tail(&rq->queuelist, &pp->fifo_list[dir]);
+	return false;
 }
 
 /* Move the staging lists into the scheduler proper.  sd->lock held. */
@@ -202,12 +204,14 @@ static void sd_drain_staged(struct request_queue *q, struct sdl_data *sd,
 	/* staged_head was built with list_add: its order is already LIFO. */
 	list_for_each_entry_safe(rq, next, &head, queuelist) {
 		list_del_init(&rq->queuelist);
-		sd_insert_locked(q, sd, rq, true, free);
+		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, true,
+							    free);
 		sd->cont.drained++;
 	}
 	list_for_each_entry_safe(rq, next, &tail, queuelist) {
 		list_del_init(&rq->queuelist);
-		sd_insert_locked(q, sd, rq, false, free);
+		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, false,
+							    free);
 		sd->cont.drained++;
 	}
 }

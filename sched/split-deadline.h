@@ -83,6 +83,7 @@ struct sd_contention {
 	u64 staged_bio_merges;		/* insert_lock */
 	u64 dispatch_lock_waits;	/* sd->lock */
 	u64 drained;			/* sd->lock: requests moved from staging */
+	u64 drained_merges;		/* sd->lock: drained and merged away */
 	atomic64_t dispatch_skips;	/* another CPU was dispatching */
 };
 

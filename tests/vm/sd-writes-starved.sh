@@ -14,8 +14,10 @@
 # of mq-deadline's.  The debugfs "starved" count, sampled during the run,
 # never exceeds N.  This catches a scheduler that starves writes (share ~0),
 # ignores the tunable (same share at 1 and 8, or starved > 1 at N=1) or
-# ignores the read preference (share ~50% at 8).  mq-deadline (nullb0, the
-# reference) and split-deadline (nullb1) run side by side.
+# ignores the read preference (share ~50% at 8).  Wherever mq-deadline's
+# sampled starved count reached 1, split-deadline's must too (a debugfs
+# file stuck at 0 fails; a missing one fails the read).  mq-deadline
+# (nullb0, the reference) and split-deadline (nullb1) run side by side.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -50,7 +52,7 @@ for ws in 1 8; do
 			st=$(cat "$DEBUGFS/block/$d/sched/starved")
 			[ "$st" -gt "${maxst[$d]}" ] && maxst[$d]=$st
 		done
-		sleep 0.2
+		sleep 0.05
 	done
 	wait $fpid || { cat /tmp/starved.out; fail "fio failed"; }
 	for d in nullb0 nullb1; do
@@ -62,6 +64,10 @@ for ws in 1 8; do
 		note "$s writes_starved=$ws: $r reads, $w writes ($pct%)," \
 			"max starved ${maxst[$d]}"
 		expect_le "$s ws=$ws: debugfs starved" "$ws" "${maxst[$d]}"
+		# The count moves (a file stuck at 0 fails) wherever the
+		# reference's moved in the same samples.
+		expect_ge "$s ws=$ws: debugfs starved (mq-deadline's max ${maxst[nullb0]})" \
+			$(( maxst[nullb0] > 0 ? 1 : 0 )) "${maxst[$d]}"
 		if [ "$ws" = 1 ]; then
 			expect_ge "$s ws=1: write share %" 30 "$pct"
 			expect_le "$s ws=1: write share %" 75 "$pct"
