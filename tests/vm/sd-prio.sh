@@ -1,30 +1,96 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
-# I/O priority classes: an RT and an IDLE reader compete on a slow device
-# with few driver tags and many scheduler tags.  RT gets most of the service, and IDLE still progresses
-# because prio_aging_expire lets its aged requests through.
+# I/O priority classes and aging, against mq-deadline in the same boot.
+#
+# On each of two slow null_blk devices (sd_slow_pair: 1 ms per request, 2
+# driver tags; mq-deadline on nullb0, split-deadline on nullb1) an RT reader
+# keeps the device busy and an IDLE reader at QD4 competes.  Both
+# schedulers dispatch IDLE only when no RT request is queued or in flight,
+# or once an IDLE request has waited prio_aging_expire (A = 250 ms).  With
+# RT never idle, every IDLE slot is served once per A, so IDLE completes
+# about 4 * runtime / A = 64 reads in 4 s, and RT takes the rest.  The RT
+# reader runs at QD32 (RT requests always queued), then at QD2, the driver
+# depth (RT requests mostly in flight, none queued: IDLE must still wait,
+# and gets in only when both RT requests complete before fio resubmits).
+#
+# The reference must show that situation first: mq-deadline's RT at least
+# 3x its IDLE, and at QD32 its IDLE between a third and 1.5x of the aging
+# bound (more means the host was too slow to keep RT queued, and IDLE got
+# in without aging).  A boot that cannot create it is measured again, up
+# to 3 times, then SKIPs.  split-deadline must then show the same: RT >= 3x
+# IDLE, IDLE at least a third of the aging bound, and its IDLE count within
+# 0.5x-2x of mq-deadline's.  A scheduler without priorities fails the 3x,
+# one that lets IDLE through while RT is in flight gives IDLE half the
+# device at QD2, one without aging gives IDLE ~0, and one that ignores the
+# tunable (10 s by default) gives IDLE 0-4.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
-nullb_load queue_mode=2 irqmode=2 completion_nsec=200000 hw_queue_depth=4 \
-	submit_queues=1 gb=1
-set_sched nullb0 split-deadline
-echo 200 >/sys/block/nullb0/queue/iosched/prio_aging_expire
-# Let requests wait in the scheduler rather than for a tag.
-echo 128 >/sys/block/nullb0/queue/nr_requests
+aging_ms=250 secs=4 idle_qd=4
+bound=$((idle_qd * secs * 1000 / aging_ms))
 
-common=(--filename=/dev/nullb0 --ioengine=libaio --direct=1 --bs=4k
-	--rw=randread --iodepth=32 --runtime=3 --time_based)
-fio --output-format=terse --terse-version=3 \
-	--name=rt "${common[@]}" --prioclass=1 --prio=0 \
-	--name=idle "${common[@]}" --prioclass=3 >/tmp/prio.out 2>&1 ||
-	{ cat /tmp/prio.out; fail "fio failed"; }
-rt=$(awk -F';' '$3 == "rt" { print $6 / 4 }' /tmp/prio.out)
-idle=$(awk -F';' '$3 == "idle" { print $6 / 4 }' /tmp/prio.out)
-note "RT reads: $rt, IDLE reads: $idle"
-expect_ge "IDLE reads (aging lets them through)" 1 "$idle"
-expect_ge "RT reads (>= 3x IDLE)" $((3 * idle)) "$rt"
-cat /sys/kernel/debug/block/nullb0/sched/queued
-set_sched nullb0 none
+sd_slow_pair
+for d in nullb0 nullb1; do
+	echo $aging_ms >/sys/block/$d/queue/iosched/prio_aging_expire
+done
+
+# measure RT_QD: RT and IDLE reads per device into rt[] and idle[].
+declare -A rt idle
+measure() {
+	local rt_qd=$1 d jobs=() common
+	for d in nullb0 nullb1; do
+		common=("--filename=/dev/$d" --ioengine=libaio --direct=1
+			--bs=4k --rw=randread "--runtime=$secs" --time_based)
+		jobs+=("--name=rt-$d" "${common[@]}" "--iodepth=$rt_qd"
+		       --prioclass=1 --prio=0
+		       "--name=idle-$d" "${common[@]}" "--iodepth=$idle_qd"
+		       --prioclass=3)
+	done
+	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
+		>/tmp/prio.out 2>&1 || { cat /tmp/prio.out; fail "fio failed"; }
+	for d in nullb0 nullb1; do
+		rt[$d]=$(awk -F';' -v j="rt-$d" '$3 == j { print $6 / 4 }' \
+			/tmp/prio.out)
+		idle[$d]=$(awk -F';' -v j="idle-$d" '$3 == j { print $6 / 4 }' \
+			/tmp/prio.out)
+		note "${SD_PAIR[$d]}: RT QD$rt_qd reads ${rt[$d]}," \
+			"IDLE reads ${idle[$d]} (aging bound $bound)"
+	done
+}
+
+# reference_ok RT_QD: did mq-deadline show RT priority (and at QD32, IDLE
+# bound by aging)?
+reference_ok() {
+	[ "${rt[nullb0]}" -ge $((3 * idle[nullb0])) ] || return 1
+	[ "$1" != 32 ] || { [ "${idle[nullb0]}" -ge $((bound / 3)) ] &&
+		[ "${idle[nullb0]}" -le $((bound * 3 / 2)) ]; }
+}
+
+for rt_qd in 32 2; do
+	for try in 1 2 3; do
+		measure $rt_qd
+		reference_ok $rt_qd && break
+		note "try $try: mq-deadline did not show the situation; again"
+		[ "$try" -lt 3 ] ||
+			skip "RT QD$rt_qd: mq-deadline never showed RT >= 3x" \
+			     "IDLE (with IDLE at $((bound / 3))-$((bound * 3 / 2))" \
+			     "at QD32) in 3 tries (host too slow to keep RT busy)"
+	done
+	mq=${idle[nullb0]} sd=${idle[nullb1]}
+	expect_ge "RT QD$rt_qd: split-deadline RT reads (>= 3x its IDLE)" \
+		$((3 * sd)) "${rt[nullb1]}"
+	expect_ge "RT QD$rt_qd: split-deadline IDLE reads (aging: >= bound/3)" \
+		$((bound / 3)) "$sd"
+	expect_ge "RT QD$rt_qd: split-deadline IDLE reads (>= mq's $mq / 2)" \
+		$(((mq + 1) / 2)) "$sd"
+	expect_le "RT QD$rt_qd: split-deadline IDLE reads (<= mq's $mq * 2)" \
+		$((2 * mq)) "$sd"
+done
+for d in nullb0 nullb1; do
+	expect_eq "${SD_PAIR[$d]}: requests queued at idle" 0 \
+		"$(awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
+			"$DEBUGFS/block/$d/sched/queued")"
+	set_sched $d none
+done
 echo "PASS"

@@ -11,24 +11,24 @@
 # stream higher up (always a queued read further along the sweep, no merges)
 # and with a random write flood, on a slow null_blk with 2 driver tags.  It
 # is dispatched only once its FIFO deadline has passed, so its completion
-# latency sits just above read_expire.  With read_expire=E, over 2 s:
-#  - the median is >= E/2: the stream really starves the victim, so the
-#    bounds below mean something (a scheduler serving reads in FIFO order
-#    fails here);
-#  - the median is <= 2E + 100 ms: a batch of each direction may pass
-#    before the expired read, and a busy host stalls the guest;
-#  - the max is <= E + 1500 ms: no read waits for the stream to end (a
-#    starved victim waits ~2 s, until the other victim's end stops all
-#    jobs).  Latencies are guest real time: single reads took 0.5-1 s at
-#    E=100 with a host load of 7-12 on 2 cores, hence the slack;
-#  - the victim's reads all completed (at least one), and the writes
-#    progressed.
-# E is 100 ms, then 200 ms.  A scheduler that ignored the tunable (default
-# 500 ms; or used write_expire, 60 s here) fails the E=100 median, and one
-# that never checked the read FIFO, or only at the end of a sweep, leaves
-# the victim waiting for the stream to end and fails both median and max.
+# latency sits just above read_expire.
+#
 # mq-deadline (nullb0, the reference) and split-deadline (nullb1) run side
-# by side, so that both see the same host load.
+# by side, so that both see the same host load.  With read_expire=E, the
+# reference must first show the situation in this boot: its victim's median
+# latency in [E/2, 2E + 100 ms] (the stream really starves the victim, and
+# the expiry really ends the wait) and its max <= E + 1500 ms (no read
+# waited for the stream to end).  A boot that cannot create it (a busy host
+# stalls the guest for longer than E) is measured again, up to 3 times,
+# then SKIPs.  split-deadline's victim must then match: median within
+# 0.5x-2x (+ 50 ms) of mq-deadline's, max <= 2x mq-deadline's max + 100 ms,
+# all its reads completed and its writes progressed at least a quarter
+# as far.  E is 100 ms, then
+# 200 ms.  A scheduler that ignored the tunable (default 500 ms; or used
+# write_expire, 60 s here) fails the E=100 median, one that served reads
+# in FIFO order fails the lower bound, and one that never checked the read
+# FIFO, or only at the end of a sweep, leaves the victim waiting for the
+# stream to end and fails median and max.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -40,9 +40,12 @@ field() { awk -F';' -v j="$1" -v f="$2" '$3 == j { print $f }' /tmp/expiry.out; 
 # pct VALUE: "50.000000%=1234" -> 1234
 pct() { echo "${1#*=}"; }
 
-for e in 100 200; do
-	jobs=()
-	declare -A w0
+# measure E: one side-by-side run; victim reads, clat median and max (ms)
+# and completed writes per device into n[], p50[], max[] and writes[].
+declare -A n p50 max writes
+measure() {
+	local e=$1 d jobs=() common
+	local -A w0
 	for d in nullb0 nullb1; do
 		echo "$e" >/sys/block/$d/queue/iosched/read_expire
 		w0[$d]=$(awk '{ print $5 }' /sys/block/$d/stat)
@@ -63,23 +66,41 @@ for e in 100 200; do
 	fio --output-format=terse --terse-version=3 --exitall "${jobs[@]}" \
 		>/tmp/expiry.out 2>&1 || { cat /tmp/expiry.out; fail "fio failed"; }
 	for d in nullb0 nullb1; do
-		s=${SD_PAIR[$d]} v=victim-$d
-		writes=$(( $(awk '{ print $5 }' /sys/block/$d/stat) - w0[$d] ))
+		v=victim-$d
+		writes[$d]=$(( $(awk '{ print $5 }' /sys/block/$d/stat) - w0[$d] ))
 		[ "$(field $v 5)" = 0 ] || fail "$v: fio error $(field $v 5)"
-		n=$(( $(field $v 6) / 4 ))
-		p50=$(( $(pct "$(field $v 24)") / 1000 ))
-		p90=$(( $(pct "$(field $v 28)") / 1000 ))
-		max=$(( $(field $v 15) / 1000 ))
-		note "$s read_expire=$e: victim $n reads, clat median $p50 ms," \
-			"p90 $p90 ms, max $max ms; $writes writes"
-		expect_ge "$s e=$e: victim reads" 1 "$n"
-		expect_ge "$s e=$e: victim median clat ms (>= E/2)" $((e / 2)) "$p50"
-		expect_le "$s e=$e: victim median clat ms (<= 2E + 100)" \
-			$((2 * e + 100)) "$p50"
-		expect_le "$s e=$e: victim max clat ms (<= E + 1500)" \
-			$((e + 1500)) "$max"
-		expect_ge "$s e=$e: writes completed" 50 "$writes"
+		n[$d]=$(( $(field $v 6) / 4 ))
+		p50[$d]=$(( $(pct "$(field $v 24)") / 1000 ))
+		max[$d]=$(( $(field $v 15) / 1000 ))
+		note "${SD_PAIR[$d]} read_expire=$e: victim ${n[$d]} reads," \
+			"clat median ${p50[$d]} ms, max ${max[$d]} ms;" \
+			"${writes[$d]} writes"
 	done
+}
+
+for e in 100 200; do
+	for try in 1 2 3; do
+		measure $e
+		[ "${n[nullb0]}" -ge 1 ] && [ "${writes[nullb0]}" -ge 1 ] &&
+			[ "${p50[nullb0]}" -ge $((e / 2)) ] &&
+			[ "${p50[nullb0]}" -le $((2 * e + 100)) ] &&
+			[ "${max[nullb0]}" -le $((e + 1500)) ] && break
+		note "try $try: mq-deadline's victim did not wait for expiry"
+		[ "$try" -lt 3 ] ||
+			skip "e=$e: mq-deadline's victim median never in" \
+			     "[$((e / 2)), $((2 * e + 100))] ms with max <=" \
+			     "$((e + 1500)) ms in 3 tries (host too slow)"
+	done
+	mq=${p50[nullb0]} sd=${p50[nullb1]}
+	expect_ge "e=$e: split-deadline victim reads" 1 "${n[nullb1]}"
+	expect_ge "e=$e: split-deadline victim median ms (>= mq's $mq / 2)" \
+		$((mq / 2)) "$sd"
+	expect_le "e=$e: split-deadline victim median ms (<= mq's $mq * 2 + 50)" \
+		$((2 * mq + 50)) "$sd"
+	expect_le "e=$e: split-deadline victim max ms (<= mq's ${max[nullb0]} * 2 + 100)" \
+		$((2 * max[nullb0] + 100)) "${max[nullb1]}"
+	expect_ge "e=$e: split-deadline writes (>= mq's ${writes[nullb0]} / 4)" \
+		$(( (writes[nullb0] + 3) / 4 )) "${writes[nullb1]}"
 done
 set_sched nullb0 none
 set_sched nullb1 none
