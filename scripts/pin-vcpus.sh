@@ -4,6 +4,8 @@
 # Pin each vCPU thread of a running QEMU (TCG threads are named "CPU n/TCG")
 # to host CPU n modulo the host's CPU count, so benchmark runs vary less.
 #   scripts/pin-vcpus.sh QEMU_PID NR_VCPUS
+# On success prints where the vCPUs went; on failure says why on stderr
+# and exits 1 (scripts/vm.sh reports either).
 set -euo pipefail
 pid=$1 want=$2 ncpu=$(nproc)
 for _ in $(seq 100); do
@@ -14,11 +16,17 @@ for _ in $(seq 100); do
 		"CPU "*"/TCG")
 			n=${comm#CPU }
 			n=${n%%/*}
-			taskset -pc $((n % ncpu)) "${t##*/}" >/dev/null
+			if ! err=$(taskset -pc $((n % ncpu)) "${t##*/}" 2>&1 >/dev/null); then
+				echo "pin-vcpus: vCPU $n to host CPU $((n % ncpu)): ${err:-taskset failed}" >&2
+				exit 1
+			fi
 			found=$((found + 1)) ;;
 		esac
 	done
-	[ "$found" -ge "$want" ] && exit 0
+	if [ "$found" -ge "$want" ]; then
+		echo "vCPU n on host CPU n mod $ncpu"
+		exit 0
+	fi
 	sleep 0.1
 done
 echo "pin-vcpus: found $found of $want vCPU threads" >&2

@@ -147,7 +147,13 @@ start=$(date +%s.%N)
 "${qemu[@]}" </dev/null >"$console" 2>&1 &
 qpid=$!
 if [ "$pin" = 1 ]; then
-	"$here/pin-vcpus.sh" "$qpid" "$cpus" || true
+	# Say whether the pinning took: scripts/bench.sh reports it per table.
+	if why=$("$here/pin-vcpus.sh" "$qpid" "$cpus" 2>&1); then
+		echo "vm.sh: pinned $cpus vCPUs${why:+ ($why)}" >&2
+	else
+		why=${why:-pin-vcpus.sh failed, saying nothing}
+		echo "vm.sh: pinning FAILED: ${why//$'\n'/; }" >&2
+	fi
 fi
 timed_out=0
 if ! timeout_wait() {
