@@ -7,7 +7,8 @@
 # pinned (scripts/pin-vcpus.sh: vCPU n on host CPU n mod host CPUs).  A boot
 # with no more vCPUs than host CPUs is the "pinned" point (real
 # parallelism); one with more is the "oversubscribed" high-contention point
-# (several vCPUs share each host CPU, so lock holders get preempted).
+# (several vCPUs share each host CPU, so lock holders get preempted).  Each
+# table's title says whether the pinning took (scripts/vm.sh reports it).
 # Results go to build/bench/sched-<N>cpu.md, the console to .log.
 #
 # Environment (the Makefile passes these through):
@@ -33,11 +34,6 @@ mkdir -p "$outdir"
 
 status=0
 for c in $cpus_list; do
-	if [ "$c" -le "$hostcpus" ]; then
-		kind="pinned ($c vCPUs on $hostcpus host CPUs, one vCPU thread per host CPU)"
-	else
-		kind="oversubscribed, high contention ($c vCPUs pinned round-robin on $hostcpus host CPUs)"
-	fi
 	# Guest memory: the initramfs (~90 MB unpacked) plus per-CPU and
 	# per-fio-job overhead; null_blk is not memory backed.
 	mem=${BENCH_MEM:-$(( c * 128 + 512 > 1024 ? c * 128 + 512 : 1024 ))}
@@ -52,7 +48,7 @@ for c in $cpus_list; do
 	[ -n "${BENCH_ARGS:-}" ] && args+=(${BENCH_ARGS})
 	md=$outdir/sched-${c}cpu.md
 	log=$outdir/sched-${c}cpu.log
-	echo "bench-sched: $c vCPUs, $kind; ${args[*]}; -m $mem -t $tmo" >&2
+	echo "bench-sched: $c vCPUs on $hostcpus host CPUs; ${args[*]}; -m $mem -t $tmo" >&2
 	t0=$(date +%s)
 	when=$(date -u '+%Y-%m-%d %H:%M UTC')
 	set +e
@@ -61,11 +57,29 @@ for c in $cpus_list; do
 	rc=$?
 	set -e
 	t1=$(date +%s)
+	# What the table measured: vm.sh says whether the pinning took.
+	pin=$(grep -aE '^vm\.sh: (pinned|pinning FAILED)' \
+		"$outdir/sched-${c}cpu.err" | tail -n 1) || true
+	case $pin in
+	"vm.sh: pinned "*) pinned='' why='' ;;
+	"vm.sh: pinning FAILED"*) pinned="**NOT pinned**" why=${pin#vm.sh: } ;;
+	*) pinned="**pinning unknown**" why="vm.sh did not report it" ;;
+	esac
+	if [ -z "$pinned" ] && [ "$c" -le "$hostcpus" ]; then
+		kind="pinned ($c vCPUs on $hostcpus host CPUs, one vCPU thread per host CPU)"
+	elif [ -z "$pinned" ]; then
+		kind="oversubscribed, high contention ($c vCPUs pinned round-robin on $hostcpus host CPUs)"
+	elif [ "$c" -le "$hostcpus" ]; then
+		kind="$pinned: $c vCPUs on $hostcpus host CPUs, placed by the host scheduler"
+	else
+		kind="oversubscribed, high contention, $pinned: $c vCPUs on $hostcpus host CPUs"
+	fi
 	{
 		echo "## split-deadline contention benchmark: $c vCPUs, $kind"
 		echo
 		echo "Run $when on $(hostname) ($hostcpus host CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) after the run);" \
 			"boot took $((t1 - t0)) s; guest args: ${args[*]}; exit $rc."
+		[ -z "$why" ] || printf '\nvCPU threads %s: %s.\n' "$pinned" "$why"
 		echo
 		echo "$out" | sed -n '/@@BENCH-MD-BEGIN@@/,/@@BENCH-MD-END@@/p' |
 			sed '/@@BENCH-MD-/d'

@@ -87,10 +87,35 @@ section() {
 	sed -n '/^### /,$p' "$out/$1.log" | grep -vE '^(vm\.sh|  ok):' || true
 }
 
+# pinning LOG VCPUS [brief]: whether scripts/vm.sh pinned that boot's vCPU
+# threads, as it said in LOG (its stderr), why not unless brief, and
+# whether they were oversubscribed.
+pinning() {
+	local line why
+	if [ $host = 1 ]; then
+		echo "not applicable (--host: no VM)"
+		return
+	fi
+	line=$(grep -aE '^vm\.sh: (pinned|pinning FAILED)' "$1" 2>/dev/null |
+		tail -n 1) || true
+	case $line in
+	"vm.sh: pinned "*) printf 'pinned'; why='' ;;
+	"vm.sh: pinning FAILED"*) printf '**NOT pinned**'; why=${line#vm.sh: } ;;
+	*) printf '**pinning unknown**'
+	   why="no word from vm.sh in $(basename "$1")" ;;
+	esac
+	[ -z "$why" ] || [ "${3:-}" = brief ] || printf ' (%s)' "$why"
+	if [ "$2" -gt "$hostcpus" ]; then
+		echo ", oversubscribed: $2 vCPUs on $hostcpus host CPUs"
+	else
+		echo ", $2 vCPUs on $hostcpus host CPUs"
+	fi
+}
+
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
-sched_cpus=${BENCH_CPUS:-"2 8"}
+sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4
 if [ $report_only = 0 ]; then
 	# 1. Schedulers: its own driver, one boot per vCPU count.
 	if [ $host = 1 ]; then
@@ -107,11 +132,11 @@ if [ $report_only = 0 ]; then
 	fi
 	# 2. Stacked polling: raw, dm-linear, pdm.
 	mapfile -t extra < <(args_for pdm)
-	run_guest pdm "-c 2 -p -t 1200" "$here/bench-pdm-guest.sh" reps="$reps" \
+	run_guest pdm "-c $pdm_cpus -p -t 1200" "$here/bench-pdm-guest.sh" reps="$reps" \
 		secs="$secs" "${extra[@]}"
 	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the NVMe disk.
 	mapfile -t extra < <(args_for poll)
-	run_guest poll "-c 4 -p -d 256M -t 1800" "$here/bench-poll-guest.sh" \
+	run_guest poll "-c $poll_cpus -p -d 256M -t 1800" "$here/bench-poll-guest.sh" \
 		reps="$reps" secs="$secs" "${extra[@]}"
 fi
 t1=$(date +%s)
@@ -155,7 +180,18 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 		echo "- Machine: this host, $(uname -r), $hostcpus CPUs (--host)"
 	else
 		echo "- Guest kernel: $(guest_kver "$BLKFAST_FLAVOUR") (Debian 12), under $(qemu-system-x86_64 --version | head -n 1), TCG, on a $hostcpus-CPU host ($(uname -r))"
-		echo "- vCPUs: schedulers ${sched_cpus// /, } (pinned when <= host CPUs, oversubscribed above); stacked polling 2 (pinned); polling strategies 4"
+		printf -- '- vCPU threads, as scripts/vm.sh reported: schedulers'
+		sep=' '
+		while read -r err; do
+			[ -f "$err" ] || continue
+			n=${err##*/sched-} n=${n%cpu.err}
+			printf '%s%s' "$sep" "$(pinning "$err" "$n" brief)"
+			sep='; '
+		done < <(printf '%s\n' "$out"/sched-*cpu.err | sort -V)
+		[ "$sep" = '; ' ] || printf ' not run'
+		echo "; stacked polling $(pinning "$out/pdm.log" $pdm_cpus brief);" \
+			"polling strategies $(pinning "$out/poll.log" $poll_cpus brief)" \
+			"(each table says why when not pinned)"
 	fi
 	echo
 	echo "**Read the ratios, not the IOPS.** Under software emulation absolute"
@@ -185,10 +221,14 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	echo
 	echo "## Stacked polling"
 	echo
+	echo "vCPU threads: $(pinning "$out/pdm.log" $pdm_cpus)."
+	echo
 	section pdm
 	[ -f "$out/pdm.svg" ] && printf '\n![pdm](pdm.svg)\n'
 	echo
 	echo "## Polling strategies"
+	echo
+	echo "vCPU threads: $(pinning "$out/poll.log" $poll_cpus)."
 	echo
 	section poll
 } >"$report"
