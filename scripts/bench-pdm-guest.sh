@@ -12,7 +12,8 @@
 # io_uring on the lower queue).  When the test-only blkfast-remap module is
 # there, a fourth device gets the floor of any 6.1 bio-based stacking
 # driver: bfremap0 passes each bio down unchanged with no bookkeeping at
-# all (tests/modules/blkfast-remap.c).
+# all (tests/modules/blkfast-remap.c); where it cannot run, the report
+# says why.
 #
 # Arguments (KEY=VALUE): reps=5 secs=2, and devs=A,B,C[,D] to use three
 # (four with the floor) real, identical devices (with poll queues) instead
@@ -50,12 +51,17 @@ configs=("raw polled" "raw irq" "dm-linear polled" "dm-linear irq"
 	 "pdm polled" "pdm irq" "pdm-direct polled" "pdm-direct irq")
 declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm
 	[pdm-direct]=/dev/$pdm)
-floor=
-if [ -n "$fl" ] && modprobe blkfast-remap lower="/dev/$fl" 2>/dev/null; then
+floor='' floor_skipped=''
+if [ -z "$fl" ]; then
+	floor_skipped="no fourth device in devs="
+elif why=$(modprobe blkfast-remap lower="/dev/$fl" 2>&1); then
 	wait_for_block bfremap0
 	floor=1
 	configs+=("floor polled" "floor irq")
 	dev[floor]=/dev/bfremap0
+else
+	why=${why:-modprobe blkfast-remap failed}
+	floor_skipped="the test-only blkfast-remap module did not load: ${why//$'\n'/; }"
 fi
 mode=/sys/block/$pdm/pdm/poll_mode
 for rep in $(seq "$REPS"); do
@@ -86,6 +92,8 @@ echo "### Stacked polling: $(nproc) vCPUs, $DEVS, 4k randread QD32 batched, 1 jo
 echo
 bench_table "raw polled" "" "${configs[@]}"
 echo
+[ -z "$floor_skipped" ] ||
+	echo "- **Skipped:** floor polled, floor irq (bfremap0): $floor_skipped"
 echo "- pdm/raw: polled $(bench_ratio "pdm polled" "raw polled"), irq $(bench_ratio "pdm irq" "raw irq")"
 echo "- pdm-direct/raw: polled $(bench_ratio "pdm-direct polled" "raw polled"), irq $(bench_ratio "pdm-direct irq" "raw irq")"
 echo "- pdm/dm-linear: polled $(bench_ratio "pdm polled" "dm-linear polled"), irq $(bench_ratio "pdm irq" "dm-linear irq")"

@@ -11,8 +11,9 @@
 # 2. Hybrid polling on lower devices with real service time on their poll
 #    queue: QEMU's NVMe (whose service time wanders under TCG) and the
 #    test-only slowpoll disk (tests/modules/blkfast-slowpoll.c, a fixed
-#    100 us; skipped where that module is not installed): lower poll calls
-#    per I/O and IOPS, hybrid=1 against hybrid=0, at QD1 and at QD32.
+#    100 us; skipped, saying why, where that module does not load): lower
+#    poll calls per I/O and IOPS, hybrid=1 against hybrid=0, at QD1 and at
+#    QD32.
 #
 # Arguments (KEY=VALUE): reps=5 secs=2
 # shellcheck source=tests/vm/lib.sh
@@ -41,10 +42,14 @@ run pdmsetup create str --table "0 $((2 * s)) striped 2 8 /dev/nullb1 0 /dev/nul
 run pdmsetup create nv --table "0 $(cat /sys/block/nvme0n1/size) linear /dev/nvme0n1 0" >/dev/null
 # hybrid lower devices: name -> pdm device
 declare -A hdev=([nvme]=pdm2)
-if modprobe blkfast-slowpoll service_us=100 2>/dev/null; then
+slowpoll_skipped=''
+if why=$(modprobe blkfast-slowpoll service_us=100 2>&1); then
 	wait_for_block slowpoll0
 	run pdmsetup create sp --table "0 $(cat /sys/block/slowpoll0/size) linear /dev/slowpoll0 0" >/dev/null
 	hdev[slowpoll]=pdm3
+else
+	why=${why:-modprobe blkfast-slowpoll failed}
+	slowpoll_skipped=${why//$'\n'/; }
 fi
 declare -A dev=([linear]=pdm0 [striped]=pdm1)
 
@@ -143,6 +148,13 @@ for lower in nvme slowpoll; do
 	echo "- learned read estimate: ${est_r[$lower]} ns"
 	echo
 done
+if [ -n "$slowpoll_skipped" ]; then
+	echo "### Hybrid polling: pdm linear over slowpoll"
+	echo
+	echo "**Skipped:** the test-only blkfast-slowpoll module did not load" \
+		"($slowpoll_skipped)."
+	echo
+fi
 if [ -n "${hdev[slowpoll]:-}" ]; then
 	run pdmsetup remove sp
 fi

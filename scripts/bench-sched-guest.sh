@@ -70,10 +70,16 @@ for a in "$@"; do
 	*) fail "unknown argument '$a'" ;;
 	esac
 done
+# Why the floors are not in the tables, when they are not.
+floors_skipped=
 if [ -z "$SCHEDS" ]; then
 	SCHEDS=none,mq-deadline,kyber,split-deadline
-	modprobe blkfast-fifo 2>/dev/null &&
+	if why=$(modprobe blkfast-fifo 2>&1); then
 		SCHEDS=$SCHEDS,bf-fifo-hctx,bf-fifo-global
+	else
+		why=${why:-modprobe blkfast-fifo failed}
+		floors_skipped=${why//$'\n'/; }
+	fi
 fi
 # Unique job counts, in order.
 jobs_list=$(echo "$JOBS" | tr ',' '\n' | awk 'NF && !seen[$1]++')
@@ -189,6 +195,11 @@ echo "fio io_uring 4k randread, QD$QD per job, batch submit/complete $BATCH/$BAT
 	"null_blk (blk-mq, $ncpu submit queues, irqmode=$IRQMODE, no poll queues);" \
 	"$ncpu vCPUs; $REPS repeats x ${SECS}s (+0.5s ramp), schedulers interleaved," \
 	"order rotated per repeat; ${elapsed}s of runs."
+if [ -n "$floors_skipped" ]; then
+	echo
+	echo "**Skipped:** the floors bf-fifo-hctx and bf-fifo-global (the" \
+		"test-only blkfast-fifo module did not load: $floors_skipped)."
+fi
 echo
 echo "CPU columns: CPU microseconds per I/O (medians). fio sys = system time of" \
 	"fio's threads; guest = all non-idle guest CPU time over the fio run" \

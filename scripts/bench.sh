@@ -82,9 +82,16 @@ run_guest() {
 	echo "bench: $name done (exit $rc)" >&2
 }
 
-# The markdown a guest script printed after its runs.
+# The markdown a guest script printed after its runs, or why there is none.
 section() {
-	sed -n '/^### /,$p' "$out/$1.log" | grep -vE '^(vm\.sh|  ok):' || true
+	local md
+	md=$(sed -n '/^### /,$p' "$out/$1.log" 2>/dev/null |
+		grep -vE '^(vm\.sh|  ok):') || true
+	if [ -n "$md" ]; then
+		echo "$md"
+	else
+		echo "**No results:** the $1 run printed no table (see $out/$1.log)."
+	fi
 }
 
 # pinning LOG VCPUS [brief]: whether scripts/vm.sh pinned that boot's vCPU
@@ -211,13 +218,25 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	fi
 	echo
 	echo "## Schedulers"
+	nsched=0
 	for md in "$out"/sched-*cpu.md; do
 		[ -f "$md" ] || continue
+		nsched=$((nsched + 1))
 		echo
 		sed 's/^## /### /; s/^### \([0-9]\)/#### \1/' "$md"
 		svg=$(basename "$md" .md).svg
 		[ -f "$out/$svg" ] && printf '\n![%s](%s)\n' "$svg" "$svg"
 	done
+	if [ $nsched = 0 ] && [ -f "$out/sched.log" ] &&
+		grep -q '@@BENCH-MD-BEGIN@@' "$out/sched.log"; then
+		# --host: one run here, its markdown in the log.
+		echo
+		sed -n '/@@BENCH-MD-BEGIN@@/,/@@BENCH-MD-END@@/p' \
+			"$out/sched.log" | sed '/@@BENCH-MD-/d; s/^### /#### /'
+	elif [ $nsched = 0 ]; then
+		echo
+		echo "**No results:** the scheduler runs printed no table (see $out/sched.log)."
+	fi
 	echo
 	echo "## Stacked polling"
 	echo
