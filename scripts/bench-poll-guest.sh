@@ -7,7 +7,13 @@
 # 1. Shared poll queues (the 2021 dm polling table): 3 fio jobs polling a
 #    pdm linear device over nullb0 and a 2-leg striped one over nullb1 and
 #    nullb2, each lower device with a single poll queue for the 3 pollers:
-#    IRQ (hipri=0) against poll_mode sweep_wait, sweep and tracked.
+#    IRQ (hipri=0) against poll_mode sweep_wait, sweep and tracked.  The
+#    IRQ rows complete from an interrupt: null_blk irqmode=2 with
+#    completion_nsec=0, an hrtimer per request firing at once (irqmode=1
+#    would complete inline in the submitter here: with a poll queue there
+#    are 2 hardware queues, and 6.1 then raises no softirq); polled I/O
+#    ignores irqmode.  One short untimed run per row before the timed
+#    ones counts, with kretprobes, how the lower requests completed.
 # 2. Hybrid polling on lower devices with real service time on their poll
 #    queue: QEMU's NVMe (whose service time wanders under TCG) and the
 #    test-only slowpoll disk (tests/modules/blkfast-slowpoll.c, a fixed
@@ -32,7 +38,7 @@ done
 [ "$(nproc)" -ge 3 ] || fail "needs 3 vCPUs for 3 pollers, has $(nproc)"
 
 nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 \
-	irqmode=0 hw_queue_depth=256 gb=4
+	irqmode=2 completion_nsec=0 hw_queue_depth=256 gb=4
 run modprobe nvme poll_queues=1
 wait_for_block nvme0n1
 run modprobe pdm
@@ -58,8 +64,39 @@ lower_polls() {
 	cat /sys/block/"$1"/pdm/lower_polls
 }
 
+# completed_by DEV HIPRI: one short untimed run with kretprobes on
+# null_blk's two asynchronous completion paths; sets BY to the lower
+# requests completed per I/O from the hrtimer (interrupt) and by null_poll
+# (polling), as "IRQ/POLL"; 0.00/0.00 is inline completion.
+completed_by() {
+	local n t p
+	probe_sum_start cb_poll null_poll
+	probe_sum_start cb_timer null_cmd_timer_expired
+	fio_run check --filename="$1" --ioengine=io_uring --direct=1 --bs=4k \
+		--rw=randread --iodepth=16 --iodepth_batch_submit=8 \
+		--iodepth_batch_complete=8 --hipri="$2" --number_ios=4000
+	n=$(fio_ios 4096) t=$(probe_calls cb_timer) p=$(probe_sum cb_poll)
+	probe_sum_stop cb_timer
+	probe_sum_stop cb_poll
+	BY=$(awk -v t="$t" -v p="$p" -v n="$n" \
+		'BEGIN { printf "%.2f/%.2f", t / n, p / n }')
+}
+
 # --- 1. three pollers on one poll queue per lower device ---------------
 modes=(irq sweep_wait sweep tracked)
+declare -A by
+for t in linear striped; do
+	for m in "${modes[@]}"; do
+		hipri=1
+		if [ "$m" = irq ]; then
+			hipri=0
+		else
+			echo "$m" >"/sys/block/${dev[$t]}/pdm/poll_mode"
+		fi
+		completed_by "/dev/${dev[$t]}" $hipri
+		by["$t $m"]=$BY
+	done
+done
 for rep in $(seq "$REPS"); do
 	for t in linear striped; do
 		for k in $(bench_rotate "${#modes[@]}" "$rep"); do
@@ -119,9 +156,23 @@ done
 echo
 echo "### Shared poll queues: $(nproc) vCPUs, 3 fio jobs (QD16, batch 8), 1 poll queue per lower null_blk, $REPS x ${SECS}s"
 echo
+echo "Completion: **irq** = hipri=0, completed by a timer interrupt (null_blk" \
+	"irqmode=2 completion_nsec=0: an hrtimer per request, in hardirq" \
+	"context); the others hipri=1, reaped by polling in pdm's poll_mode of" \
+	"that name."
+echo
 for t in linear striped; do
 	bench_table "$t irq" "lower polls/IO" "$t irq" "$t sweep_wait" \
 		"$t sweep" "$t tracked"
+	echo
+	printf -- '- %s, lower requests per I/O completed from the hrtimer /' "$t"
+	printf ' reaped by null_poll (kretprobes, one untimed 4000-I/O run each):'
+	sep=' '
+	for m in "${modes[@]}"; do
+		printf '%s%s %s' "$sep" "$m" "${by["$t $m"]}"
+		sep=', '
+	done
+	echo
 	echo
 done
 echo "- sweep/IRQ: linear $(bench_ratio "linear sweep" "linear irq"), striped $(bench_ratio "striped sweep" "striped irq") (upstream 2021 with trylock: 1.13x)"
