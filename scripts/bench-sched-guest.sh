@@ -90,6 +90,16 @@ if [ -z "$DEV" ]; then
 	nullb_load queue_mode=2 submit_queues="$ncpu" poll_queues=0 \
 		irqmode="$IRQMODE" hw_queue_depth=1024
 	DEV=nullb0
+	# How a request completes, for the header.
+	case $IRQMODE in
+	0) completes="inline in queue_rq" ;;
+	1) completes="through blk_mq_complete_request() inside queue_rq: one vCPU per hardware queue, so 6.1 completes there and raises no softirq" ;;
+	2) completes="from an hrtimer interrupt" ;;
+	*) completes="as null_blk irqmode $IRQMODE does" ;;
+	esac
+	what="null_blk (blk-mq, $ncpu submit queues, irqmode=$IRQMODE: completed $completes; no poll queues)"
+else
+	what="/dev/$DEV (completed by its own interrupts)"
 fi
 for s in "${scheds[@]}"; do
 	case $s in
@@ -192,7 +202,7 @@ minmax() {
 
 echo "@@BENCH-MD-BEGIN@@"
 echo "fio io_uring 4k randread, QD$QD per job, batch submit/complete $BATCH/$BATCH," \
-	"null_blk (blk-mq, $ncpu submit queues, irqmode=$IRQMODE, no poll queues);" \
+	"$what;" \
 	"$ncpu vCPUs; $REPS repeats x ${SECS}s (+0.5s ramp), schedulers interleaved," \
 	"order rotated per repeat; ${elapsed}s of runs."
 if [ -n "$floors_skipped" ]; then
