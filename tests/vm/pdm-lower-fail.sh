@@ -73,9 +73,8 @@ wait_bios() {
 # within 15 s of SINCE_MS, with a non-zero exit and EIO as its error, after
 # having done some I/O; FIO_TERSE holds its summary.
 fio_wait_failed() {
-	local name=$1 since=$2 rc took
-	wait "$FIO_PID"
-	rc=$?
+	local name=$1 since=$2 rc=0 took
+	wait "$FIO_PID" || rc=$?
 	took=$(( $(uptime_ms) - since ))
 	note "fio $name: exit $rc, ${took} ms after the lower device went"
 	[ "$rc" != 0 ] || { cat /tmp/fio-"$name".out; fail "fio $name exited 0"; }
@@ -228,11 +227,11 @@ expect_drained str
 # Keep reading the half-dead stripe for 2 s, 64 KiB reads (one chunk
 # each), errors or not: about half fail (lf3), half are read (lf2), and
 # polled bios whose clone failed at once still complete through poll_bio.
+rc=0
 timeout 30 fio --name=half --filename=/dev/pdm0 --ioengine=io_uring --hipri=1 \
 	--direct=1 --bs=64k --blockalign=64k --rw=randread --iodepth=8 \
 	--time_based --runtime=2 --continue_on_error=all --output-format=json \
-	>/tmp/fio-half.json 2>&1
-rc=$?
+	>/tmp/fio-half.json 2>&1 || rc=$?
 if [ $rc = 124 ] || [ $rc = 143 ]; then
 	fail "fio half: killed by timeout (hang?)"
 fi

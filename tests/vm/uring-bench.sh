@@ -10,9 +10,10 @@
 # regular files with -O0, and clear errors for a device without poll
 # queues, a missing file, a non-block file, O_DIRECT refused, bad numbers.
 #
-# Then the same job on a null_blk device throttled below both tools'
+# Then the same job on a null_blk device throttled far below both tools'
 # speed: there the two must agree within 20%, which is what checks
-# uring-bench's accounting.
+# uring-bench's accounting (SKIP if the host was too slow to let the
+# device set the pace).
 #
 # Arguments (scripts/vm.sh -c 2 tests/vm/uring-bench.sh [ROUNDS [MAX_PCT]]):
 # ROUNDS defaults to 3.  MAX_PCT (the issue's 125) is not enforced by
@@ -94,8 +95,9 @@ for _ in $(seq 100); do
 done
 grep -q '^IOPS=' /tmp/ub-int.txt || { cat /tmp/ub-int.txt; fail "no output in 10 s"; }
 kill -INT $pid
-wait $pid
-expect_eq "exit after SIGINT" 0 $?
+rc=0
+wait $pid || rc=$?
+expect_eq "exit after SIGINT" 0 "$rc"
 grep -q '^Total: [0-9]* I/Os in [0-9.]*s (interrupted)' /tmp/ub-int.txt ||
 	{ cat /tmp/ub-int.txt; fail "no summary after SIGINT"; }
 
@@ -125,8 +127,9 @@ expect_fail "-b 1000: with O_DIRECT (-O1) the block size must be a multiple of 5
 	uring-bench -b1000 -r1 /dev/nullb0
 expect_fail "-p 2: must be 0 or 1" uring-bench -p2 -r1 /dev/nullb0
 expect_fail "unknown option '-z'" uring-bench -z -r1 /dev/nullb0
-uring-bench -d0 /dev/nullb0 >/dev/null 2>&1
-expect_eq "exit status for bad usage" 2 $?
+rc=0
+uring-bench -d0 /dev/nullb0 >/dev/null 2>&1 || rc=$?
+expect_eq "exit status for bad usage" 2 "$rc"
 # The initramfs root is tmpfs, which refuses O_DIRECT in 6.1.
 dd if=/dev/zero of=/tmp/ub-file bs=1M count=8 2>/dev/null || fail "dd"
 expect_fail "/tmp/ub-file: O_DIRECT refused (Invalid argument); run with -O0" \
@@ -176,17 +179,33 @@ expect_ge "uring-bench/fio median IOPS (%)" 80 "$pct"
 [ -z "$MAX_PCT" ] || expect_le "uring-bench/fio median IOPS (%)" "$MAX_PCT" "$pct"
 
 # --- The same job where the device, not the tool, sets the pace. ---
-# null_blk throttled to 100 MiB/s (25600 4k reads a second, below what
-# either tool manages here): both must measure the same IOPS, within 20%
-# either way, so uring-bench counts I/Os and time as fio does.  The
-# throttle stops and restarts hardware queues from a timer, so these runs
-# complete by interrupt (-p0, hipri=0).
+# null_blk throttled to 10 MiB/s (2560 4k reads a second, a small fraction
+# of what either tool manages here even on a busy host): both must measure
+# the same IOPS, within 20% either way, so uring-bench counts I/Os and time
+# as fio does.  The throttle stops and restarts hardware queues from a
+# timer, so these runs complete by interrupt (-p0, hipri=0).  The premise
+# is checked first: fio's median must reach 60% of the throttle, or the
+# host, not the device, set the pace; then the rounds run again, up to 3
+# times, and the comparison SKIPs.
+mbps=10 limit=2560
 nullb_cfs nullb2 queue_mode=2 submit_queues=1 poll_queues=0 irqmode=0 \
-	size=1024 mbps=100 hw_queue_depth=256
+	size=1024 mbps=$mbps hw_queue_depth=256
 fio_job=("${fio_job[@]/--hipri=1/--hipri=0}")
 fio_job=("${fio_job[@]/\/dev\/nullb0//dev/nullb2}")
 ub_job=(-d128 -s32 -c32 -b4096 -p0 -B1 -F1 -n1 "-r$RUNTIME" /dev/nullb2)
-compare throttled
+# The throttle's refill timer jitters with the host's load (rounds differ
+# by 15% here): 5 rounds, not 3.
+ROUNDS=5
+for try in 1 2 3; do
+	compare throttled
+	[ "$fio_med" -lt $((limit * 60 / 100)) ] || break
+	note "try $try: fio reached $fio_med of $limit IOPS: the host set the pace"
+	[ "$try" -lt 3 ] ||
+		skip "throttled: fio never reached 60% of the $limit IOPS" \
+		     "throttle in 3 tries (host too slow)"
+done
+expect_le "throttled: fio median IOPS (<= throttle + 10%)" \
+	$((limit * 110 / 100)) "$fio_med"
 expect_ge "throttled: uring-bench/fio median IOPS (%)" 80 "$pct"
 expect_le "throttled: uring-bench/fio median IOPS (%)" 120 "$pct"
 echo "PASS"
