@@ -6,12 +6,16 @@
 # cloud-amd64 or rt-amd64 (PREEMPT_RT).  `make check FLAVOUR=rt-amd64`
 # reaches here through make's export of command-line variables.
 KABI=6.1.0-57
+# Debian's flavours, each with a headers package; and what a guest may boot:
+# those, plus "debug", built here from the same source with lockdep, KASAN,
+# kmemleak and fault injection (scripts/debug-kernel.sh).
 BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
+BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug"
 BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-amd64}}
-case " $BLKFAST_FLAVOURS " in
+case " $BLKFAST_GUEST_FLAVOURS " in
 *" $BLKFAST_FLAVOUR "*) ;;
 *) echo "blkfast: unknown kernel flavour '$BLKFAST_FLAVOUR'" \
-	"(one of: $BLKFAST_FLAVOURS)" >&2; exit 2 ;;
+	"(one of: $BLKFAST_GUEST_FLAVOURS)" >&2; exit 2 ;;
 esac
 KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 
@@ -26,4 +30,14 @@ guest_kernel_dir() {
 
 guest_kver() {
 	echo "$KABI-$1"
+}
+
+# The tree that modules for a guest flavour build against: Debian's headers
+# package, or the debug kernel's own build tree.
+guest_kdir() {
+	if [ "$1" = debug ]; then
+		echo "$(guest_kernel_dir debug)/build"
+	else
+		echo "/usr/src/linux-headers-$KABI-$1"
+	fi
 }

@@ -6,8 +6,9 @@
 # when everything is already present.  The kernel is never installed on the
 # host; it is only unpacked under $BLKFAST_CACHE.
 #
-#   scripts/deps.sh [--flavour amd64|rt-amd64|cloud-amd64]
-# --flavour picks the guest kernel to fetch.  The headers of every flavour
+#   scripts/deps.sh [--flavour amd64|rt-amd64|cloud-amd64|debug]
+# --flavour picks the guest kernel to fetch (debug: to build, with
+# scripts/debug-kernel.sh, from the kernel source package).  The headers of every flavour
 # are installed whatever it is: tests/host/flavours-build.sh builds against
 # each, and tests/host/dkms-build.sh needs dkms.
 set -euo pipefail
@@ -23,15 +24,17 @@ while [ $# -gt 0 ]; do
 	*) echo "deps.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
-case " $BLKFAST_FLAVOURS " in
+case " $BLKFAST_GUEST_FLAVOURS " in
 *" $flavour "*) ;;
-*) echo "deps.sh: unknown flavour '$flavour' ($BLKFAST_FLAVOURS)" >&2; exit 2 ;;
+*) echo "deps.sh: unknown flavour '$flavour' ($BLKFAST_GUEST_FLAVOURS)" >&2
+   exit 2 ;;
 esac
 
 pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
       linux-source-6.1 dkms openssl
       qemu-system-x86 busybox-static fio liburing-dev dmsetup clang libclang-rt-14-dev
-      perl sparse clang-format shellcheck)
+      perl sparse clang-format shellcheck
+      flex bison libelf-dev libssl-dev)
 for f in $BLKFAST_FLAVOURS; do
 	pkgs+=("linux-headers-$KABI-$f")
 done
@@ -50,6 +53,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The debug kernel is built, from the source package, on Debian's config.
+if [ "$flavour" = debug ]; then
+	"$here/debug-kernel.sh" >/dev/null
+	exit 0
 fi
 
 # The guest kernel: unpack the image package into the cache, never install.

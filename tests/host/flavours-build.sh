@@ -16,18 +16,6 @@ cd "$top"
 # shellcheck source=scripts/config.sh
 . scripts/config.sh
 
-# The sources of the modules: what the build reads, and nothing it made.
-copy_sources() {
-	local dst=$1
-	rm -rf "$dst"
-	mkdir -p "$dst"
-	find Makefile Kbuild scripts/private-headers.sh sched poll include \
-		tests/modules -type f \
-		\( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o \
-		   -name '*.sh' \) ! -name '*.mod.c' -print0 |
-		cpio --quiet -0 -pdm "$dst"
-}
-
 failed=()
 for f in ${BLKFAST_BUILD_FLAVOURS:-$BLKFAST_FLAVOURS}; do
 	kdir=/usr/src/linux-headers-$KABI-$f
@@ -38,16 +26,10 @@ for f in ${BLKFAST_BUILD_FLAVOURS:-$BLKFAST_FLAVOURS}; do
 		continue
 	fi
 	out=build/flavour-$f
-	copy_sources "$out"
-	# The private block/ headers depend on the kernel version only, which
-	# every flavour shares: extract them once, into this tree's build/.
-	kv=$(MAKEFLAGS='' make -s --no-print-directory -C "$kdir" kernelversion)
 	log=$out/build.log
 	start=$SECONDS
 	rc=0
-	make -C "$out" --no-print-directory -j"$(nproc)" modules KDIR="$kdir" \
-		PRIV_DIR="$top/build/kheaders-$kv" BLKFAST_TESTS=1 \
-		KCFLAGS=-Werror >"$log" 2>&1 || rc=$?
+	scripts/flavour-modules.sh "$f" KCFLAGS=-Werror || rc=$?
 	# -Werror catches the compiler's warnings; this catches modpost's and
 	# kbuild's own.
 	nwarn=$(grep -ciE 'warning' "$log" || true)

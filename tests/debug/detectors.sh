@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# baseline: the debug kernel's detectors, through the harness
+# Each detector of the debug kernel fails a run through the harness when
+# test code (tests/modules/blkfast-bugs.c) commits its kind of bug, with
+# the script itself passing: a sleep under a spinlock (DEBUG_ATOMIC_SLEEP),
+# two mutexes taken in both orders (lockdep), a read after kfree (KASAN)
+# and an allocation with no reference left (kmemleak).  A boot that loads
+# nothing passes: the debug kernel itself boots clean.
+# shellcheck source=tests/host/lib.sh
+. "$(dirname "$0")/../host/lib.sh"
+bug=tests/debug/guest/bug.sh
+vm_expect 0 "guest exit 0" -f debug "$bug" none
+vm_expect 1 "sleeping function called from invalid context" -f debug \
+	"$bug" atomic_sleep
+vm_expect 1 "possible circular locking dependency" -f debug \
+	"$bug" lock_inversion
+vm_expect 1 "KASAN: use-after-free" -f debug "$bug" use_after_free
+vm_expect 1 "kmemleak: leak in our modules" -f debug "$bug" leak
