@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's dm-linear polling, the reference for pdm
 # vm: -c 1
 # dm-linear over null_blk's poll queue: dm reports polling, and fio io_uring

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's null_blk polling, which pdm's tests stand on
 # vm: -c 1
 # null_blk with a poll queue: fio io_uring hipri=1 completes every I/O by

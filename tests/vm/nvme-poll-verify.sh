@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's NVMe polling under QEMU, which pdm-nvme-verify stands on
 # vm: -c 2 -d 256M -t 120
 # An emulated NVMe disk with a poll queue: fio io_uring hipri=1 writes and

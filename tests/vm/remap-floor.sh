@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug tests/vm/sched-floors.sh
 # baseline: the test-only pass-through floor of the benchmark
 # vm: -c 2
 # The stacked polling benchmark's floor (tests/modules/blkfast-remap.c)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a benchmark floor (test-only module), not shipped code
 # baseline: the test-only floor elevators of the benchmark
 # vm: -c 2
 # The benchmark's floor elevators (tests/modules/blkfast-fifo.c) carry data

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug tests a user-space tool against fio, not kernel code
 # vm: -c 2
 # uring-bench against fio on null_blk poll queues: the same polled 4k
 # random-read job (QD128, batches of 32, fixed buffers, registered files),

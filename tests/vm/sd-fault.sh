@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# vm-skip-flavour: amd64 needs null_blk's fault injection and failslab, which only the debug kernel has
+# vm-skip-flavour: cloud-amd64 needs null_blk's fault injection and failslab, which only the debug kernel has
+# vm-skip-flavour: rt-amd64 needs null_blk's fault injection and failslab, which only the debug kernel has
+# Fault injection around split-deadline, with mq-deadline as the reference:
+#  - null_blk requeues 5% of requests (its requeue= fault injection: half
+#    through the BUSY path, half through blk_mq_requeue_request(), which
+#    inserts them at the head of the scheduler again) under fio verify:
+#    requeues happen, every request is dispatched again, no data is lost,
+#    and the scheduler holds nothing at idle;
+#  - every allocation of an elevator switch to split-deadline fails in
+#    turn (/proc/self/fail-nth with failslab and fail_page_alloc armed):
+#    a switch that fails says so, and the queue keeps its previous
+#    scheduler and keeps working; the loop ends when a switch passes with
+#    the fault not reached.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+
+EV=$TRACEFS/events/block/block_rq_requeue
+requeues() {
+	awk '/hitcount:/ { for (i = 1; i <= NF; i++) if ($i == "hitcount:") s += $(i+1) }
+	     END { print s + 0 }' $EV/hist
+}
+
+# --- requeues under verify I/O ---
+nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1 \
+	requeue=1,5,0,-1
+for s in mq-deadline split-deadline; do
+	set_sched nullb0 $s
+	echo 'hist:keys=common_type' >$EV/trigger
+	fio_run "requeue-$s" --filename=/dev/nullb0 --ioengine=io_uring \
+		--direct=1 --bsrange=4k-64k --rw=randrw --size=128m \
+		--iodepth=16 --numjobs=2 --offset_increment=128m \
+		--verify=crc32c --verify_fatal=1 --do_verify=1
+	n=$(requeues)
+	echo '!hist:keys=common_type' >$EV/trigger
+	note "$s: $(( $(fio_field 47) / 1024 )) MiB written and verified," \
+		"$n requeues"
+	expect_ge "$s: requests requeued" 20 "$n"
+	for f in queued owned_by_driver; do
+		expect_eq "$s: $f at idle" 0 \
+			"$(awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
+				"$DEBUGFS/block/nullb0/sched/$f")"
+	done
+done
+set_sched nullb0 none
+
+# --- every allocation of the switch failing in turn ---
+set_sched nullb0 mq-deadline
+for f in failslab fail_page_alloc; do
+	echo N >"$DEBUGFS/$f/ignore-gfp-wait"
+	echo 0 >"$DEBUGFS/$f/verbose"
+done
+echo 0 >"$DEBUGFS/fail_page_alloc/min-order"
+echo N >"$DEBUGFS/fail_page_alloc/ignore-gfp-highmem"
+failed=0 done_n=0
+for n in $(seq 1 400); do
+	# One subshell per try: fail-nth belongs to it and dies with it.
+	out=$( (echo "$n" >/proc/self/fail-nth
+		echo split-deadline >/sys/block/nullb0/queue/scheduler &&
+			echo -n "switched " || echo -n "refused "
+		read -r left </proc/self/fail-nth && echo "left=$left") 2>&1) || true
+	cur=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/nullb0/queue/scheduler)
+	case $out in
+	"switched left="[1-9]*)
+		# The switch finished before its n-th call: all were tried.
+		expect_eq "switch with no fault: scheduler" split-deadline "$cur"
+		done_n=$n
+		break ;;
+	switched*)
+		expect_eq "fault $n tolerated: scheduler" split-deadline "$cur" ;;
+	*)
+		failed=$((failed + 1))
+		expect_eq "fault $n: switch refused, scheduler kept" \
+			mq-deadline "$cur" ;;
+	esac
+	# The queue works with whatever scheduler it has.
+	dd if=/dev/nullb0 of=/dev/null bs=4k count=16 iflag=direct \
+		2>/dev/null || fail "fault $n: nullb0 unreadable after the switch"
+	[ "$cur" = mq-deadline ] || set_sched nullb0 mq-deadline
+done
+note "every call of the switch failed in turn: $((done_n - 1)) calls," \
+	"$failed switches refused"
+expect_ge "calls tried until one switch ran clean" 2 "$done_n"
+expect_ge "switches refused by an injected failure" 1 "$failed"
+dd if=/dev/nullb0 of=/dev/null bs=4k count=256 iflag=direct 2>/dev/null ||
+	fail "nullb0 unreadable at the end"
+set_sched nullb0 none
+echo "PASS"
