@@ -137,13 +137,14 @@ expect_table "$one" "$disk"
 
 half=$((disk * 512 / 2))
 job() {
+	local rc=0
 	fio --name="$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 		--hipri="$2" --offset="$3" --size=$((half / 2)) \
 		--rw=randwrite --bsrange=4k-32k --iodepth=8 \
 		--verify=crc32c --verify_backlog=16 --verify_fatal=1 \
 		--time_based --runtime=24 --output-format=terse \
-		--terse-version=3 >/tmp/"$1".out 2>&1
-	echo $? >/tmp/"$1".rc
+		--terse-version=3 >/tmp/"$1".out 2>&1 || rc=$?
+	echo $rc >/tmp/"$1".rc
 }
 deferred0=$(stat_of deferred) polled0=$(stat_of polled_bios)
 remapped0=$(stat_of remapped)
