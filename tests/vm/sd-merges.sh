@@ -4,10 +4,12 @@
 # vm: -c 4 -m 1536
 # Merges survive the lock split: sequential 4k direct writes from 16 jobs on
 # a slow null_blk with few tags; split-deadline's write merges (from
-# /sys/block/X/stat) are at least 95% of mq-deadline's in the same boot, and
+# /sys/block/X/stat; medians of 5 interleaved runs, which vary by 10-20%
+# run to run) are at least 95% of mq-deadline's in the same boot, and
 # split-deadline's staging path ran and merged staged requests as it
 # drained them (debugfs contention: dispatch_lock_busy_inserts,
-# drained_merges).
+# drained_merges).  If mq-deadline merged fewer than 1000 writes, requests
+# never queued on this host and the test SKIPs.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -24,7 +26,7 @@ contention() {
 
 declare -A merges
 staged=0 drained_merges=0
-for rep in 1 2 3; do
+for rep in 1 2 3 4 5; do
 	for s in mq-deadline split-deadline; do
 		set_sched nullb0 "$s"
 		m0=$(write_merges) i0=$(write_ios)
@@ -43,13 +45,15 @@ for rep in 1 2 3; do
 done
 mq=$(median "${merges[mq-deadline]}")
 sd=$(median "${merges[split-deadline]}")
-expect_ge "mq-deadline write merges (median)" 1000 "$mq"
+# The reference must merge at all, or the host never let requests queue.
+[ "$mq" -ge 1000 ] ||
+	skip "mq-deadline merged only $mq writes (median): requests never queued"
 expect_ge "split-deadline write merges (median, >= 95% of $mq)" \
 	$(( (mq * 95 + 99) / 100 )) "$sd"
 # The staging path ran (16 submitters on 4 vCPUs force it), and requests
 # that waited there were still merged when drained: the lock split defers
 # merges, it does not lose them.
-expect_ge "split-deadline staged inserts (3 reps)" 1 "$staged"
+expect_ge "split-deadline staged inserts (5 reps)" 1 "$staged"
 expect_ge "split-deadline requests merged as they were drained" 1 \
 	"$drained_merges"
 set_sched nullb0 none
