@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build (or reuse) the cached base initramfs for the QEMU harness: busybox,
-# kmod, fio, dmsetup with their libraries, and the in-tree modules the tests
-# need with every dependency and softdep.  Prints the archive's path.
+# kmod, fio, dmsetup, mke2fs with their libraries, and the in-tree modules
+# the tests need with every dependency and softdep.  Prints the archive's
+# path.
 # The archive is keyed on its inputs and rebuilt only when one changes.
 #
 #   scripts/initramfs-base.sh [flavour]
@@ -21,14 +22,19 @@ kroot=$(guest_kernel_dir "$flavour")/root
 	exit 1
 }
 
-# In-tree modules the tests load; dependencies are resolved below.
-modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic)
-programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup)
+# In-tree modules the tests load; dependencies are resolved below.  ext4
+# and mke2fs (busybox makes only ext2, without a journal) are for the tests
+# that put a journalling file system on pdm.
+modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
+	 ext4)
+programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
+	  /usr/sbin/mke2fs)
 
 key=$( {
 	cat "$0"
 	printf '%s\n' "${modules[@]}" "$kver"
-	dpkg-query -W busybox-static kmod fio dmsetup "linux-image-$kver" \
+	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs \
+		"linux-image-$kver" \
 		2>/dev/null || true
 	ls -l "$kroot/boot"
 } | sha256sum | cut -c1-16)
@@ -58,10 +64,14 @@ done
 for t in modprobe insmod rmmod lsmod modinfo depmod; do
 	ln -s /usr/bin/kmod "$stage/sbin/$t"
 done
-# Every busybox applet that kmod does not provide.
+# Every busybox applet that kmod or a program above does not provide (the
+# guest's PATH has /bin before /usr/sbin: busybox's mke2fs makes no ext4).
 for a in $(/bin/busybox --list); do
 	case $a in busybox|modprobe|insmod|rmmod|lsmod|modinfo|depmod) continue ;; esac
-	[ -e "$stage/bin/$a" ] || ln -s busybox "$stage/bin/$a"
+	for d in bin sbin usr/bin usr/sbin; do
+		[ -e "$stage/$d/$a" ] && continue 2
+	done
+	ln -s busybox "$stage/bin/$a"
 done
 
 # Modules with their hard and soft dependencies, as modprobe resolves them.
