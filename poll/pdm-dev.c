@@ -9,6 +9,7 @@
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "pdm.h"
 
@@ -82,6 +83,9 @@ bool pdm_dev_suspended(struct pdm_dev *pd)
 /* Everything but the disk and the maps. */
 static void pdm_dev_free(struct pdm_dev *pd)
 {
+	/* Waits for a pdm_flush_work() still running. */
+	if (pd->wq)
+		destroy_workqueue(pd->wq);
 	bioset_exit(&pd->bs);
 	if (pd->remap_free) {
 		pdm_remap_free_drain(pd);
@@ -108,6 +112,9 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	spin_lock_init(&pd->defer_lock);
 	spin_lock_init(&pd->open_lock);
 	bio_list_init(&pd->deferred);
+	spin_lock_init(&pd->flush_lock);
+	bio_list_init(&pd->flush_data);
+	INIT_WORK(&pd->flush_work, pdm_flush_work);
 	pd->stats = alloc_percpu(struct pdm_stats);
 	if (!pd->stats)
 		goto fail;
@@ -127,6 +134,10 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		goto fail_ref;
 	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
 	if (pd->minor < 0)
+		goto fail_ref;
+	/* Issues data that writeback waits for: it must make progress. */
+	pd->wq = alloc_workqueue("kpdmflush/%d", WQ_MEM_RECLAIM, 0, pd->minor);
+	if (!pd->wq)
 		goto fail_ref;
 	return pd;
 fail_ref:

@@ -16,23 +16,54 @@
  * poll (which runs in a poller's task), or else at its next poll_bio.  A
  * poll_bio walking a bio's clones holds a reference on its pdm_io, so the
  * clones it hands to bio_poll() are never freed under it.
+ *
+ * A write with REQ_PREFLUSH and data (a journal commit block) promises
+ * that the data is written only after everything completed before it is
+ * stable: its data must not be issued until the preflush has completed,
+ * or a FUA commit block can be stable before the journal blocks the
+ * flush was for.  On a map over one lower device the clones carry the
+ * PREFLUSH and that device's flush machinery orders the data behind it;
+ * over several, an empty flush goes to each device first, and the data
+ * only once all of them succeeded (pdm_flush_work()), as dm does.
  */
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/percpu.h>
+#include <linux/workqueue.h>
 
 #include "pdm.h"
 
 struct kmem_cache *pdm_remap_cache;
 
-/* Complete the top bio and free the clones; @io goes with them. */
+/*
+ * Hand a PREFLUSH+data top bio whose flushes all succeeded to
+ * pdm_flush_work(), with its reference on pd->active.  Any context: this
+ * runs from the last flush's completion.
+ */
+static void pdm_queue_data(struct pdm_dev *pd, struct bio *top)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&pd->flush_lock, flags);
+	bio_list_add(&pd->flush_data, top);
+	spin_unlock_irqrestore(&pd->flush_lock, flags);
+	queue_work(pd->wq, &pd->flush_work);
+}
+
+/*
+ * Complete the top bio and free the clones; @io goes with them.  After the
+ * flushes of a PREFLUSH+data bio (io->then_data) the top bio goes on to
+ * have its data issued instead, unless a flush failed: then it completes
+ * with that error, and its data is never written.
+ */
 static void pdm_io_complete(struct pdm_io *io)
 {
 	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
 	struct pdm_dev *pd = io->pd;
 	struct bio *top = io->top;
+	bool then_data = io->then_data && !io->status;
 	struct pdm_clone *pc, *next;
 
 	/* Stale pollers check the magic before they take a reference. */
@@ -46,6 +77,10 @@ static void pdm_io_complete(struct pdm_io *io)
 	}
 	/* @io lives in the first clone: it goes last. */
 	bio_put(&first->clone.bio);
+	if (then_data) {
+		pdm_queue_data(pd, top);
+		return;
+	}
 	bio_endio(top);
 	percpu_ref_put(&pd->active);
 }
@@ -264,6 +299,7 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		atomic_set(&io->remaining, 1);
 		io->status = BLK_STS_OK;
 		io->published = false;
+		io->then_data = false;
 		io->owner = current;
 		io->clones = NULL;
 		/* Hybrid polling waits from here: see pdm-poll.c. */
@@ -283,8 +319,12 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	if (!empty_flush) {
 		bio_trim(clone, skip, sectors);
 		clone->bi_iter.bi_sector = lsec;
-		/* Flushes went to every device on their own. */
-		clone->bi_opf &= ~(REQ_PREFLUSH | REQ_DRV);
+		/*
+		 * REQ_DRV is our publish marker.  A PREFLUSH left on a data
+		 * clone is meant: only a map over one device maps a
+		 * PREFLUSH+data bio in one pass (see pdm_map()).
+		 */
+		clone->bi_opf &= ~REQ_DRV;
 	}
 	if (!bdev_nowait(bdev))
 		clone->bi_opf &= ~REQ_NOWAIT;
@@ -444,13 +484,12 @@ static void pdm_locate(const struct pdm_map *map, sector_t sector,
 	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
 }
 
-/**
- * pdm_map_bio() - map a top bio onto clones and issue them
- * @pd:  the device; the caller holds a reference on pd->active, which
- *       completing the top bio drops
- * @top: the bio
+/*
+ * Map @top onto clones and issue them: pdm_map_bio() without the
+ * counters, also the second pass of a PREFLUSH+data bio.  The caller's
+ * reference on pd->active goes with @top.
  */
-void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
+static void pdm_map(struct pdm_dev *pd, struct bio *top)
 {
 	/* Stable while we hold pd->active: see struct pdm_dev. */
 	const struct pdm_map *map = READ_ONCE(pd->map);
@@ -461,10 +500,6 @@ void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
 	bool remap;
 	u32 i;
 
-	this_cpu_inc(pd->stats->bios);
-	if (top->bi_opf & REQ_POLLED)
-		this_cpu_inc(pd->stats->polled_bios);
-
 	if (unlikely(!map || sector + left > map->spec.sectors)) {
 		/* Being removed, or deferred across a shrinking reload. */
 		status = BLK_STS_IOERR;
@@ -474,10 +509,33 @@ void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
 	/* A flush goes to every device: never one range. */
 	remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
 	if (top->bi_opf & REQ_PREFLUSH) {
-		for (i = 0; i < map->nr_bdevs; i++) {
-			if (!pdm_issue(pd, &io, top, map->bdevs[i], 0, 0, 0,
-				       true)) {
-				status = BLK_STS_RESOURCE;
+		/*
+		 * With data, the top bio completes from a lower completion
+		 * or pdm_flush_work(), never from a poll: the data waits for
+		 * the flush, and a polled clone parked behind a lower flush
+		 * has no cookie to poll it by.
+		 */
+		if (left)
+			bio_clear_polled(top);
+		/*
+		 * One lower device: its data clones keep the PREFLUSH (see
+		 * pdm_issue()), and no empty flush is needed.
+		 */
+		if (!left || map->nr_bdevs > 1) {
+			for (i = 0; i < map->nr_bdevs; i++) {
+				if (!pdm_issue(pd, &io, top, map->bdevs[i],
+					       0, 0, 0, true)) {
+					status = BLK_STS_RESOURCE;
+					goto out;
+				}
+			}
+			/*
+			 * The data goes when the flushes have completed: our
+			 * reference keeps them from completing the io before
+			 * this is set.
+			 */
+			if (left) {
+				io->then_data = true;
 				goto out;
 			}
 		}
@@ -533,6 +591,56 @@ out:
 		return;
 	}
 	pdm_io_put(io);
+}
+
+/**
+ * pdm_map_bio() - map a top bio onto clones and issue them
+ * @pd:  the device; the caller holds a reference on pd->active, which
+ *       completing the top bio drops
+ * @top: the bio
+ */
+void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
+{
+	this_cpu_inc(pd->stats->bios);
+	if (top->bi_opf & REQ_POLLED)
+		this_cpu_inc(pd->stats->polled_bios);
+	pdm_map(pd, top);
+}
+
+/**
+ * pdm_flush_work() - issue the data of PREFLUSH+data bios
+ * @work: the device's flush_work
+ *
+ * Every bio on flush_data had its flushes complete without error.  Each
+ * still holds its submitter's reference on pd->active: the map is the one
+ * its flushes went to, and a suspend waits for the bio rather than holding
+ * it back.  (Through pdm_submit_bio() it could be deferred by a suspend
+ * that waits for the reference it holds.)  Runs in process context, from
+ * a WQ_MEM_RECLAIM queue, as writeback may depend on it.
+ */
+void pdm_flush_work(struct work_struct *work)
+{
+	struct pdm_dev *pd = container_of(work, struct pdm_dev, flush_work);
+	struct bio_list list;
+	struct blk_plug plug;
+	struct bio *top;
+
+	spin_lock_irq(&pd->flush_lock);
+	list = pd->flush_data;
+	bio_list_init(&pd->flush_data);
+	spin_unlock_irq(&pd->flush_lock);
+
+	blk_start_plug(&plug);
+	while ((top = bio_list_pop(&list))) {
+		/*
+		 * What is left is an ordinary write (its FUA kept).  This
+		 * worker may wait for memory and tags: failing with EAGAIN
+		 * here would make the submitter redo the flushes too.
+		 */
+		top->bi_opf &= ~(REQ_PREFLUSH | REQ_NOWAIT);
+		pdm_map(pd, top);
+	}
+	blk_finish_plug(&plug);
 }
 
 /*

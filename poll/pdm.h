@@ -14,6 +14,7 @@
 #include <linux/percpu-refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <uapi/linux/pdm.h>
 
 #include "pdm-stripe.h"
@@ -74,6 +75,9 @@ enum pdm_poll_mode {
  * - open_lock guards open_count and removing: block device open and
  *   release run under the disk's open_mutex, which del_gendisk takes too,
  *   so they cannot take pdm_ctl_mutex.
+ * - flush_lock guards flush_data.  It is taken with interrupts off: the
+ *   flush completions that queue a bio there may run in hard interrupt
+ *   context.
  */
 struct pdm_dev {
 	struct list_head node;
@@ -94,6 +98,18 @@ struct pdm_dev {
 	spinlock_t open_lock;		/* open_count, removing */
 	int open_count;
 	bool removing;
+
+	/*
+	 * PREFLUSH+data top bios whose preflushes have all completed, their
+	 * data still to go (see pdm_map_bio()).  Each keeps its reference
+	 * on active, so a suspend waits for it and the map stays the one
+	 * its flushes went to.  flush_work issues them from wq, where it may
+	 * block; removal destroys wq, which waits for the work.
+	 */
+	spinlock_t flush_lock;		/* flush_data */
+	struct bio_list flush_data;
+	struct work_struct flush_work;
+	struct workqueue_struct *wq;
 
 	struct bio_set bs;
 	mempool_t remap_pool;		/* struct pdm_remap */
@@ -128,6 +144,13 @@ struct pdm_dev {
  * magic is written last when an io is set up and cleared first when it
  * ends, so a poll_bio on a stale or recycled bio can tell whether to take
  * a reference.  See pdm-io.c and pdm-poll.c.
+ *
+ * then_data marks the first pass of a PREFLUSH+data top bio over more
+ * than one lower device: its clones are the empty flushes only, and when
+ * they have all ended without error the top bio's data is issued by
+ * pdm_flush_work() as a second io, instead of the top bio completing.
+ * Set by the submitter before it drops its reference, read by whoever
+ * drops the last.
  */
 struct pdm_io {
 	unsigned long magic;
@@ -137,6 +160,7 @@ struct pdm_io {
 	atomic_t remaining;
 	blk_status_t status;		/* first error, racy but any will do */
 	bool published;
+	bool then_data;			/* flushes first, then the data */
 	struct task_struct *owner;	/* the issuer, which polls it */
 	struct pdm_clone *clones;	/* every clone, for polling */
 	u64 start_ns;			/* hybrid: when issued; 0 if off */
@@ -218,6 +242,7 @@ void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
 void pdm_remap_free_drain(struct pdm_dev *pd);
+void pdm_flush_work(struct work_struct *work);
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
