@@ -22,9 +22,11 @@
 # check does not see violations that are not there); so must a pdm stripe
 # with the same table, a pdm linear table of two segments on the two
 # devices, and a single-leg pdm linear table (where the lower device's
-# own flush machinery orders the data behind the flush).  Each run must
-# also show the situation: at least 128 PREFLUSH+data bios on the stacked
-# device, as many lower FUA writes, and a lower flush per leg per commit.
+# own flush machinery orders the data behind the flush); and the pdm
+# stripe again while its table is swapped for an equivalent one and the
+# device suspended and resumed under the rounds.  Each run must also show
+# the situation: at least 128 PREFLUSH+data bios on the stacked device,
+# as many lower FUA writes, and a lower flush per leg per commit.
 # Last, a preflush that fails (its lower device is dead) must fail the
 # write without its data ever being issued.
 # shellcheck source=tests/vm/lib.sh
@@ -93,12 +95,25 @@ count_order() {
 	END { print commits + 0, flushes + 0, fua + 0, bad + 0 }' $TRACEFS/trace
 }
 
-# flush_order NAME NODE LEGS: ext4 on NODE (whose LEGS lower devices are
-# fa and fb), ROUNDS append+fsync rounds traced; stores "commits flushes
-# fua bad" in RES[NAME].
+# rounds: ROUNDS 4 KiB appends to /mnt/f, each followed by fsync.
+rounds() {
+	local i
+	for i in $(seq 0 $((ROUNDS - 1))); do
+		dd if=/dev/zero of=/mnt/f bs=4k count=1 seek="$i" \
+			conv=notrunc,fsync 2>/dev/null || {
+			echo "append+fsync round $i failed"
+			return 1
+		}
+	done
+}
+
+# flush_order NAME NODE LEGS [BUSY]: ext4 on NODE (whose LEGS lower
+# devices are fa and fb), the rounds traced; stores "commits flushes fua
+# bad" in RES[NAME].  With BUSY, the rounds run in the background while
+# BUSY PID runs, PID being theirs.
 declare -A RES=()
 flush_order() {
-	local name=$1 node=$2 legs=$3 top i lost
+	local name=$1 node=$2 legs=$3 busy=${4:-} top lost pid rc=0
 	top=$(stat -L -c '%t %T' "$node")
 	top=$(printf '%d,%d' "0x${top% *}" "0x${top#* }")
 	run mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 \
@@ -106,11 +121,15 @@ flush_order() {
 	run mount -t ext4 "$node" /mnt
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
-	for i in $(seq 0 $((ROUNDS - 1))); do
-		dd if=/dev/zero of=/mnt/f bs=4k count=1 seek="$i" \
-			conv=notrunc,fsync 2>/dev/null ||
-			fail "$name: append+fsync round $i failed"
-	done
+	if [ -n "$busy" ]; then
+		(rounds || exit 1) &
+		pid=$!
+		"$busy" $pid
+		wait $pid || rc=$?
+	else
+		rounds || rc=$?
+	fi
+	expect_eq "$name: exit status of the rounds" 0 "$rc"
 	echo 0 >$TRACEFS/tracing_on
 	run umount /mnt
 	lost=$(cat $TRACEFS/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 }
@@ -126,6 +145,39 @@ flush_order() {
 run pdmsetup create fs --table \
 	"0 $((2 * leg)) striped 2 128 /dev/fa 0 /dev/fb 0" >/dev/null
 flush_order pdm-striped /dev/pdm0 2
+run pdmsetup remove fs
+
+# The same stripe while the table is swapped, by reload and resume, for
+# an equivalent one cut in two segments and back, and the device
+# suspended and resumed, for as long as the rounds run: the data of a
+# PREFLUSH+data bio keeps the reference its flushes held, so a suspend
+# and a swap wait for it, and bios held back meanwhile are still ordered.
+echo "0 $((2 * leg)) striped 2 128 /dev/fa 0 /dev/fb 0" >/tmp/one
+cat >/tmp/two <<TABLE
+0 $leg striped 2 128 /dev/fa 0 /dev/fb 0
+$leg $leg striped 2 128 /dev/fa $((leg / 2)) /dev/fb $((leg / 2))
+TABLE
+SWAPS=0
+# swaps PID: swap tables, suspend and resume while PID runs.
+swaps() {
+	local t
+	while kill -0 "$1" 2>/dev/null; do
+		if [ $((SWAPS % 2)) = 0 ]; then t=/tmp/two; else t=/tmp/one; fi
+		run pdmsetup reload fs "$t"
+		run pdmsetup resume fs
+		run pdmsetup suspend fs
+		sleep 0.05
+		run pdmsetup resume fs
+		SWAPS=$((SWAPS + 1))
+	done
+}
+run pdmsetup create fs /tmp/one >/dev/null
+deferred0=$(cat /sys/block/pdm0/pdm/deferred)
+flush_order pdm-striped-swaps /dev/pdm0 2 swaps
+expect_ge "table swaps under the rounds" 4 "$SWAPS"
+expect_ge "bios held back while suspended" 1 \
+	$(($(cat /sys/block/pdm0/pdm/deferred) - deferred0))
+expect_eq "suspended at the end" 0 "$(cat /sys/block/pdm0/pdm/suspended)"
 run pdmsetup remove fs
 
 run dmsetup create fsref --table \
@@ -146,7 +198,8 @@ run pdmsetup remove fs
 
 # The reference first: dm must show the situation and no violation, or
 # the check means nothing.
-for name in dm-striped pdm-striped pdm-linear2 pdm-linear1; do
+for name in dm-striped pdm-striped pdm-striped-swaps pdm-linear2 \
+	pdm-linear1; do
 	# shellcheck disable=SC2086 # the fields, split on purpose
 	set -- ${RES[$name]}
 	expect_ge "$name: PREFLUSH+data bios" $ROUNDS "$1"
