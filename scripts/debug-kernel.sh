@@ -14,9 +14,9 @@
 #   x86_64 (FAULT_INJECTION_STACKTRACE_FILTER depends on !X86_64): tests
 #   confine failures to one task with the task filter and make-it-fail.
 # The result has the layout of an unpacked Debian image (scripts/config.sh,
-# guest_kernel_dir): root/boot, root/lib/modules/6.1.0-57-debug, vmlinux,
-# and build/ (the kbuild tree that our modules build against, with its own
-# vermagic).  It is keyed by the source package's version and this script
+# guest_kernel_dir): root/boot, root/lib/modules/6.1.0-57-debug, vmlinux
+# and bzImage, and build/ (the kbuild tree that our modules build against,
+# with its own vermagic).  It is keyed by the source package's version and this script
 # (which holds the config), built once and cached, never committed.
 #
 #   scripts/debug-kernel.sh          build if needed, print the kernel dir
@@ -42,7 +42,9 @@ guest_modules=(null_blk dm_mod nvme nvme_core kyber_iosched bfq configfs
 # Debug options on top of Debian's config.  KASAN generic, inline: the
 # inline checks cost more to compile but run faster than outline calls,
 # and under emulation run time is what counts.  No debug info: it would
-# double the build, and reports symbolise through kallsyms.
+# double the build, and reports symbolise through kallsyms.  The guest
+# boots the bzImage (scripts/vm.sh says why not the PVH entry), LZ4 so
+# that it unpacks in a moment under emulation.
 debug_options=(
 	-e DEBUG_ATOMIC_SLEEP -e PROVE_LOCKING -e PROVE_RCU -d DEBUG_LOCKDEP
 	-e DEBUG_OBJECTS -e DEBUG_OBJECTS_TIMERS -e DEBUG_OBJECTS_WORK
@@ -55,6 +57,7 @@ debug_options=(
 	-e BLK_DEV_NULL_BLK_FAULT_INJECTION
 	-d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4
 	-d DEBUG_INFO_DWARF5 -e DEBUG_INFO_NONE -d DEBUG_INFO_BTF
+	-d KERNEL_XZ -e KERNEL_LZ4
 	-d MODULE_SIG -d MODULE_SIG_ALL
 	--set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
 	--set-str LOCALVERSION ""
@@ -120,7 +123,7 @@ for o in DEBUG_ATOMIC_SLEEP PROVE_LOCKING PROVE_RCU DEBUG_OBJECTS_TIMERS \
 	 DEBUG_OBJECTS_WORK DEBUG_OBJECTS_RCU_HEAD DEBUG_OBJECTS_PERCPU_COUNTER \
 	 DEBUG_KMEMLEAK KASAN_GENERIC FAILSLAB FAIL_PAGE_ALLOC \
 	 FAIL_MAKE_REQUEST FAIL_IO_TIMEOUT FAULT_INJECTION_DEBUG_FS \
-	 BLK_DEV_NULL_BLK_FAULT_INJECTION PVH; do
+	 BLK_DEV_NULL_BLK_FAULT_INJECTION KERNEL_LZ4; do
 	grep -q "^CONFIG_$o=y" "$src/.config" || missing+=("$o")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -130,7 +133,7 @@ fi
 
 echo "debug-kernel: building $kver with $(nproc) jobs" \
      "(log: $out/build.log)" >&2
-make -C "$src" -j"$(nproc)" KERNELRELEASE="$kver" vmlinux modules \
+make -C "$src" -j"$(nproc)" KERNELRELEASE="$kver" bzImage modules \
 	>"$out/build.log" 2>&1 || {
 	tail -n 30 "$out/build.log" >&2
 	echo "debug-kernel: build failed" >&2
@@ -143,6 +146,9 @@ rm -f "$out/root/lib/modules/$kver/build" "$out/root/lib/modules/$kver/source"
 mkdir -p "$out/root/boot"
 cp "$src/.config" "$out/root/boot/config-$kver"
 cp "$src/System.map" "$out/root/boot/System.map-$kver"
+cp "$src/arch/x86/boot/bzImage" "$out/bzImage"
+# vmlinux last: its presence says the kernel is complete (and it is the
+# image to symbolise reports against).
 cp "$src/vmlinux" "$out/vmlinux.tmp"
 mv "$out/vmlinux.tmp" "$out/vmlinux"
 echo "$key" >"$out/key"

@@ -35,7 +35,7 @@ pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
       qemu-system-x86 busybox-static fio liburing-dev dmsetup e2fsprogs
       clang libclang-rt-14-dev
       perl sparse clang-format shellcheck
-      flex bison libelf-dev libssl-dev)
+      flex bison libelf-dev libssl-dev lz4)
 for f in $BLKFAST_FLAVOURS; do
 	pkgs+=("linux-headers-$KABI-$f")
 done

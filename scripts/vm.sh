@@ -66,6 +66,12 @@ kver=$(guest_kver "$flavour")
 [ "$flavour" != debug ] || timeout_s=$((timeout_s * 3))
 vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
 [ -s "$vmlinux" ] || "$here/deps.sh" --flavour "$flavour"
+# Debian's kernels boot their uncompressed vmlinux through the PVH entry.
+# The debug kernel cannot: 6.1's PVH entry runs KASAN-instrumented code
+# (xen_prepare_pvh, memcmp) before KASAN's shadow exists, and faults.  It
+# boots its bzImage (LZ4, quick to unpack) through the normal entry.
+[ ! -s "$(dirname "$vmlinux")/bzImage" ] ||
+	vmlinux=$(dirname "$vmlinux")/bzImage
 base=$("$here/initramfs-base.sh" "$flavour")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/blkfast-vm.XXXXXX")

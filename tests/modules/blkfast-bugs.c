@@ -5,15 +5,16 @@
  * run on the debug kernel (scripts/debug-kernel.sh), through the detector
  * named beside it:
  *
- *   bug=atomic_sleep    msleep() under a spinlock       DEBUG_ATOMIC_SLEEP
+ *   bug=atomic_sleep    GFP_KERNEL under a spinlock     DEBUG_ATOMIC_SLEEP
  *   bug=lock_inversion  two locks taken in both orders  PROVE_LOCKING
  *   bug=use_after_free  a read of freed memory          KASAN
  *   bug=leak            an allocation nobody frees      kmemleak
  *
  * The module loads successfully whatever it did, as buggy code would: only
- * the kernel's report can tell.
+ * the kernel's report can tell.  The bugs live outside __init text, which is
+ * freed after loading: kmemleak names a leak's allocator from its
+ * backtrace, and a frame in freed text prints as a bare address.
  */
-#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -30,15 +31,23 @@ static DEFINE_MUTEX(bugs_b);
 static void *bugs_leaked;
 static int bugs_sink;
 
-static void bugs_atomic_sleep(void)
+/*
+ * The common form of the bug: an allocation that may sleep, under a
+ * spinlock.  It rarely does sleep, which is why only might_sleep()'s check
+ * (DEBUG_ATOMIC_SLEEP) finds it.
+ */
+static noinline void bugs_atomic_sleep(void)
 {
+	void *p;
+
 	spin_lock(&bugs_spin);
-	msleep(20);
+	p = kmalloc(64, GFP_KERNEL);
 	spin_unlock(&bugs_spin);
+	kfree(p);
 }
 
 /* Never deadlocks (one thread), but lockdep sees both orders. */
-static void bugs_lock_inversion(void)
+static noinline void bugs_lock_inversion(void)
 {
 	mutex_lock(&bugs_a);
 	mutex_lock(&bugs_b);
@@ -51,7 +60,7 @@ static void bugs_lock_inversion(void)
 	mutex_unlock(&bugs_b);
 }
 
-static void bugs_use_after_free(void)
+static noinline void bugs_use_after_free(void)
 {
 	int *p = kmalloc(64, GFP_KERNEL);
 
@@ -62,7 +71,7 @@ static void bugs_use_after_free(void)
 	WRITE_ONCE(bugs_sink, READ_ONCE(p[0]));
 }
 
-static void bugs_leak(void)
+static noinline void bugs_leak(void)
 {
 	void *p = kmalloc(512, GFP_KERNEL);
 
