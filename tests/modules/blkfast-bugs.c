@@ -75,9 +75,13 @@ static noinline void bugs_leak(void)
 {
 	void *p = kmalloc(512, GFP_KERNEL);
 
-	/* Drop the only reference: kmemleak finds nothing pointing at it. */
-	bugs_leaked = p;
-	bugs_leaked = NULL;
+	/*
+	 * Drop the only reference: kmemleak finds nothing pointing at it.
+	 * The stores keep kmalloc() from being a tail call, which would
+	 * leave this function out of the allocation's backtrace.
+	 */
+	WRITE_ONCE(bugs_leaked, p);
+	WRITE_ONCE(bugs_leaked, NULL);
 }
 
 static int __init blkfast_bugs_init(void)
