@@ -9,12 +9,14 @@
 #    through the BUSY path, half through blk_mq_requeue_request(), which
 #    inserts them at the head of the scheduler again) under fio verify:
 #    requeues happen, every request is dispatched again, no data is lost,
-#    and the scheduler holds nothing at idle;
+#    and the scheduler holds nothing at idle (its owned_by_driver count
+#    behaves as mq-deadline's, which 6.1 leaves raised by requeues);
 #  - every allocation of an elevator switch to split-deadline fails in
 #    turn (/proc/self/fail-nth with failslab and fail_page_alloc armed):
-#    a switch that fails says so, and the queue keeps its previous
-#    scheduler and keeps working; the loop ends when a switch passes with
-#    the fault not reached.
+#    a switch that fails says so, and the queue keeps working with its
+#    previous scheduler, or with none where 6.1 falls back to it (a failure
+#    after the old scheduler was torn down); the loop ends when a switch
+#    passes with the fault not reached.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -24,7 +26,14 @@ requeues() {
 	     END { print s + 0 }' $EV/hist
 }
 
+# sched_sum FILE: the sum over priorities of a scheduler debugfs file.
+sched_sum() {
+	awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
+		"$DEBUGFS/block/nullb0/sched/$1"
+}
+
 # --- requeues under verify I/O ---
+declare -A owned
 nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1 \
 	requeue=1,5,0,-1
 for s in mq-deadline split-deadline; do
@@ -39,11 +48,14 @@ for s in mq-deadline split-deadline; do
 	note "$s: $(( $(fio_field 47) / 1024 )) MiB written and verified," \
 		"$n requeues"
 	expect_ge "$s: requests requeued" 20 "$n"
-	for f in queued owned_by_driver; do
-		expect_eq "$s: $f at idle" 0 \
-			"$(awk '{ for (i = 1; i <= NF; i++) s += $i } END { print s + 0 }' \
-				"$DEBUGFS/block/nullb0/sched/$f")"
-	done
+	expect_eq "$s: queued at idle" 0 "$(sched_sum queued)"
+	# 6.1's mq-deadline counts a request dispatched again after
+	# blk_mq_requeue_request() twice and completed once: its
+	# owned_by_driver stays up by those requeues (about half of all
+	# here; the other half goes through the BUSY path).  Neither may
+	# drift further.
+	owned[$s]=$(sched_sum owned_by_driver)
+	expect_le "$s: owned_by_driver at idle (<= requeues)" "$n" "${owned[$s]}"
 done
 set_sched nullb0 none
 
@@ -72,9 +84,15 @@ for n in $(seq 1 400); do
 	switched*)
 		expect_eq "fault $n tolerated: scheduler" split-deadline "$cur" ;;
 	*)
+		# 6.1 tears the old scheduler down before it sets the new
+		# one up, and falls back to none when that fails ("elv:
+		# switch to ... failed, falling back to none"); a failure
+		# before the teardown keeps the old one.
 		failed=$((failed + 1))
-		expect_eq "fault $n: switch refused, scheduler kept" \
-			mq-deadline "$cur" ;;
+		case $cur in
+		mq-deadline | none) note "ok: fault $n: refused, now $cur" ;;
+		*) fail "fault $n: switch refused, scheduler is '$cur'" ;;
+		esac ;;
 	esac
 	# The queue works with whatever scheduler it has.
 	dd if=/dev/nullb0 of=/dev/null bs=4k count=16 iflag=direct \
