@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-skip-flavour: debug tests/vm/sched-floors.sh
+# vm-skip-flavour: debug a benchmark floor (test-only module), not shipped code
 # baseline: the test-only pass-through floor of the benchmark
 # vm: -c 2
 # The stacked polling benchmark's floor (tests/modules/blkfast-remap.c)
