@@ -5,6 +5,8 @@
 #   make                 build the modules for KDIR (see below)
 #   make tools           build the user-space programs in tools/
 #   make check           install what is missing, build, lint, run every test
+#                        (the debug kernel tier's core included; all of it:
+#                        tests/run debug)
 #   make lint            checkpatch, sparse, clang-format spacing, shellcheck
 #   make mutants         each tests/mutants/*.patch must make its tests fail
 #   make bench           every comparison in VM boots: build/bench/report.md
@@ -62,7 +64,7 @@ check: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
 	$(MAKE) tools
 	scripts/lint.sh
-	tests/run
+	BLKFAST_DEBUG_TIER=core tests/run unit host vm debug
 
 demo: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full ext4 with 640 fsync rounds (3.5 min on the debug kernel); flush ordering is not a locking or memory question
 # vm: -c 1 -t 400
 # A write with REQ_PREFLUSH and data (a jbd2 commit block: PREFLUSH|FUA)
 # must reach the lower devices as "flush every device, wait, then write":
