@@ -7,7 +7,8 @@
 # command, an arithmetic error on an empty value (which plain bash, even
 # with errexit, only aborts the current loop for), an unset variable or a
 # failed command substitution; a command allowed to fail (|| true) and a
-# count of 0 from grep -c used as a value pass; skip exits 77.
+# count of 0 from grep -c used as a value pass; skip exits 77, and so does
+# with_reference when the reference never shows the situation.
 # shellcheck source=tests/host/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -39,3 +40,9 @@ expect_script allowed-failure 0 'false || true'
 expect_script grep-count-zero 0 'n=$(echo x | grep -c y || true); [ "$n" = 0 ]'
 expect_script condition 0 'if false; then :; fi; [ 1 = 2 ] && echo no'
 expect_script skip 77 'skip "host too slow"'
+# with_reference: measured again until the reference shows the situation,
+# SKIP after 3 tries that never do.
+expect_script reference-late 0 'n=0; m() { n=$((n + 1)); }; c() { [ $n = 2 ]; }
+with_reference "never" m c; [ $n = 2 ]'
+expect_script reference-never 77 'm() { :; }; c() { false; }
+with_reference "never" m c'

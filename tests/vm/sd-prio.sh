@@ -69,15 +69,8 @@ reference_ok() {
 }
 
 for rt_qd in 32 2; do
-	for try in 1 2 3; do
-		measure $rt_qd
-		reference_ok $rt_qd && break
-		note "try $try: mq-deadline did not show the situation; again"
-		[ "$try" -lt 3 ] ||
-			skip "RT QD$rt_qd: mq-deadline never showed RT >= 3x" \
-			     "IDLE (with IDLE at $((bound / 3))-$((bound * 3 / 2))" \
-			     "at QD32) in 3 tries (host too slow to keep RT busy)"
-	done
+	with_reference "RT QD$rt_qd: mq-deadline never showed RT >= 3x IDLE (with IDLE at $((bound / 3))-$((bound * 3 / 2)) at QD32)" \
+		measure reference_ok $rt_qd
 	mq=${idle[nullb0]} sd=${idle[nullb1]}
 	expect_ge "RT QD$rt_qd: split-deadline RT reads (>= 3x its IDLE)" \
 		$((3 * sd)) "${rt[nullb1]}"
