@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full reads and writes sysfs knobs, no concurrency or teardown (1.5 min on the debug kernel)
 # vm: -c 1
 # Every split-deadline tunable has mq-deadline's default, round-trips the
 # same values with the same clamping, and refuses garbage with EINVAL.
