@@ -18,7 +18,7 @@ cd "$top"
 
 failed=()
 for f in ${BLKFAST_BUILD_FLAVOURS:-$BLKFAST_FLAVOURS}; do
-	kdir=/usr/src/linux-headers-$KABI-$f
+	kdir=$(guest_kdir "$f")
 	if [ ! -f "$kdir/Makefile" ]; then
 		echo "FAIL $f: no headers in $kdir (scripts/deps.sh installs" \
 		     "linux-headers-$KABI-$f)"
