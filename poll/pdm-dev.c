@@ -83,7 +83,7 @@ bool pdm_dev_suspended(struct pdm_dev *pd)
 /* Everything but the disk and the maps. */
 static void pdm_dev_free(struct pdm_dev *pd)
 {
-	/* Waits for a pdm_flush_work() still running. */
+	/* Waits for a pdm_requeue_work() still running. */
 	if (pd->wq)
 		destroy_workqueue(pd->wq);
 	bioset_exit(&pd->bs);
@@ -112,9 +112,9 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	spin_lock_init(&pd->defer_lock);
 	spin_lock_init(&pd->open_lock);
 	bio_list_init(&pd->deferred);
-	spin_lock_init(&pd->flush_lock);
-	bio_list_init(&pd->flush_data);
-	INIT_WORK(&pd->flush_work, pdm_flush_work);
+	spin_lock_init(&pd->requeue_lock);
+	bio_list_init(&pd->requeue);
+	INIT_WORK(&pd->requeue_work, pdm_requeue_work);
 	pd->stats = alloc_percpu(struct pdm_stats);
 	if (!pd->stats)
 		goto fail;
@@ -136,7 +136,7 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	if (pd->minor < 0)
 		goto fail_ref;
 	/* Issues data that writeback waits for: it must make progress. */
-	pd->wq = alloc_workqueue("kpdmflush/%d", WQ_MEM_RECLAIM, 0, pd->minor);
+	pd->wq = alloc_workqueue("kpdm/%d", WQ_MEM_RECLAIM, 0, pd->minor);
 	if (!pd->wq)
 		goto fail_ref;
 	return pd;

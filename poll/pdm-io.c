@@ -24,7 +24,16 @@
  * flush was for.  On a map over one lower device the clones carry the
  * PREFLUSH and that device's flush machinery orders the data behind it;
  * over several, an empty flush goes to each device first, and the data
- * only once all of them succeeded (pdm_flush_work()), as dm does.
+ * only once all of them succeeded (pdm_requeue_work()), as dm does.
+ *
+ * EAGAIN must reach the submitter of a REQ_NOWAIT bio during submission:
+ * 6.1's io_uring reissues a request whose EAGAIN arrives later in its own
+ * task (from a poll) and then waits for it forever (REQ_F_REISSUE in
+ * io_complete_rw_iopoll()).  So a NOWAIT pass allocates all its clones
+ * before it issues any, and fails whole if one is missing; and a polled
+ * top bio whose clones met EAGAIN below is mapped again, unpolled and
+ * blocking, by pdm_requeue_work() rather than completed with it, as dm
+ * requeues polled bios that hit BLK_STS_AGAIN.
  */
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
@@ -38,47 +47,63 @@
 struct kmem_cache *pdm_remap_cache;
 
 /*
- * Hand a PREFLUSH+data top bio whose flushes all succeeded to
- * pdm_flush_work(), with its reference on pd->active.  Any context: this
- * runs from the last flush's completion.
+ * Hand a top bio to pdm_requeue_work() to be mapped again, with its
+ * reference on pd->active.  Any context: this runs from the last clone's
+ * completion.
  */
-static void pdm_queue_data(struct pdm_dev *pd, struct bio *top)
+static void pdm_requeue(struct pdm_dev *pd, struct bio *top)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&pd->flush_lock, flags);
-	bio_list_add(&pd->flush_data, top);
-	spin_unlock_irqrestore(&pd->flush_lock, flags);
-	queue_work(pd->wq, &pd->flush_work);
+	spin_lock_irqsave(&pd->requeue_lock, flags);
+	bio_list_add(&pd->requeue, top);
+	spin_unlock_irqrestore(&pd->requeue_lock, flags);
+	queue_work(pd->wq, &pd->requeue_work);
+}
+
+/* Free the clones of @io, and @io with them, which lives in the first. */
+static void pdm_io_free_clones(struct pdm_io *io)
+{
+	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
+	struct pdm_clone *pc, *next;
+
+	/* Stale pollers check the magic before they take a reference. */
+	WRITE_ONCE(io->magic, 0);
+	for (pc = io->clones; pc; pc = next) {
+		next = pc->next;
+		if (pc != &first->clone)
+			bio_put(&pc->bio);
+	}
+	bio_put(&first->clone.bio);
 }
 
 /*
  * Complete the top bio and free the clones; @io goes with them.  After the
  * flushes of a PREFLUSH+data bio (io->then_data) the top bio goes on to
  * have its data issued instead, unless a flush failed: then it completes
- * with that error, and its data is never written.
+ * with that error, and its data is never written.  A published top bio
+ * whose clones met EAGAIN is requeued (see the top of this file): its
+ * poller can no longer take an EAGAIN.
  */
 static void pdm_io_complete(struct pdm_io *io)
 {
-	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
 	struct pdm_dev *pd = io->pd;
 	struct bio *top = io->top;
 	bool then_data = io->then_data && !io->status;
-	struct pdm_clone *pc, *next;
+	bool again = io->published && io->status == BLK_STS_AGAIN;
 
-	/* Stale pollers check the magic before they take a reference. */
-	WRITE_ONCE(io->magic, 0);
-	if (io->status)
+	if (io->status && !again)
 		top->bi_status = io->status;
-	for (pc = io->clones; pc; pc = next) {
-		next = pc->next;
-		if (pc != &first->clone)
-			bio_put(&pc->bio);
+	pdm_io_free_clones(io);
+	if (again) {
+		this_cpu_inc(pd->stats->requeued);
+		/* Completes unpolled, perhaps in interrupt context. */
+		bio_clear_polled(top);
+		pdm_requeue(pd, top);
+		return;
 	}
-	/* @io lives in the first clone: it goes last. */
-	bio_put(&first->clone.bio);
 	if (then_data) {
-		pdm_queue_data(pd, top);
+		pdm_requeue(pd, top);
 		return;
 	}
 	bio_endio(top);
@@ -272,11 +297,16 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 	}
 }
 
-/* Allocate, link and issue one clone.  Returns false if out of memory. */
+/*
+ * Allocate, link and issue one clone; a clone of a REQ_NOWAIT top bio is
+ * only added to @held, for the caller to issue once every clone of the
+ * pass exists.  (Clones of a blocking top bio cannot fail to allocate.)
+ * Returns false if out of memory.
+ */
 static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		      struct bio *top, struct block_device *bdev,
 		      unsigned int skip, unsigned int sectors, sector_t lsec,
-		      bool empty_flush)
+		      bool empty_flush, struct bio_list *held)
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct pdm_io *io = *iop;
@@ -329,6 +359,10 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	if (!bdev_nowait(bdev))
 		clone->bi_opf &= ~REQ_NOWAIT;
 	clone->bi_end_io = pdm_clone_endio;
+	if (top->bi_opf & REQ_NOWAIT) {
+		bio_list_add(held, clone);
+		return true;
+	}
 	this_cpu_inc(pd->stats->clones);
 	submit_bio_noacct(clone);
 	return true;
@@ -496,7 +530,9 @@ static void pdm_map(struct pdm_dev *pd, struct bio *top)
 	unsigned int done = 0, left = bio_sectors(top);
 	sector_t sector = top->bi_iter.bi_sector;
 	blk_status_t status = BLK_STS_OK;
+	struct bio_list held = BIO_EMPTY_LIST;
 	struct pdm_io *io = NULL;
+	struct bio *clone;
 	bool remap;
 	u32 i;
 
@@ -511,7 +547,7 @@ static void pdm_map(struct pdm_dev *pd, struct bio *top)
 	if (top->bi_opf & REQ_PREFLUSH) {
 		/*
 		 * With data, the top bio completes from a lower completion
-		 * or pdm_flush_work(), never from a poll: the data waits for
+		 * or pdm_requeue_work(), never from a poll: the data waits for
 		 * the flush, and a polled clone parked behind a lower flush
 		 * has no cookie to poll it by.
 		 */
@@ -524,7 +560,7 @@ static void pdm_map(struct pdm_dev *pd, struct bio *top)
 		if (!left || map->nr_bdevs > 1) {
 			for (i = 0; i < map->nr_bdevs; i++) {
 				if (!pdm_issue(pd, &io, top, map->bdevs[i],
-					       0, 0, 0, true)) {
+					       0, 0, 0, true, &held)) {
 					status = BLK_STS_RESOURCE;
 					goto out;
 				}
@@ -536,7 +572,7 @@ static void pdm_map(struct pdm_dev *pd, struct bio *top)
 			 */
 			if (left) {
 				io->then_data = true;
-				goto out;
+				goto issue;
 			}
 		}
 	}
@@ -551,15 +587,32 @@ static void pdm_map(struct pdm_dev *pd, struct bio *top)
 		if (remap && reach == left && pdm_remap(pd, top, bdev, lsec))
 			return;
 		remap = false;
-		if (!pdm_issue(pd, &io, top, bdev, done, reach, lsec, false)) {
+		if (!pdm_issue(pd, &io, top, bdev, done, reach, lsec, false,
+			       &held)) {
 			status = BLK_STS_RESOURCE;
-			break;
+			goto out;
 		}
 		sector += reach;
 		done += reach;
 		left -= reach;
 	}
+issue:
+	while ((clone = bio_list_pop(&held))) {
+		this_cpu_inc(pd->stats->clones);
+		submit_bio_noacct(clone);
+	}
 out:
+	if (status == BLK_STS_RESOURCE && (top->bi_opf & REQ_NOWAIT)) {
+		/*
+		 * A NOWAIT pass short of memory has issued none of its
+		 * clones: its submitter retries in full, blocking.
+		 */
+		this_cpu_inc(pd->stats->nowait_again);
+		status = BLK_STS_AGAIN;
+		if (io)
+			pdm_io_free_clones(io);
+		io = NULL;
+	}
 	if (!io) {
 		/* Nothing issued: an empty flush needs no clone either. */
 		top->bi_status = status;
@@ -567,12 +620,10 @@ out:
 		percpu_ref_put(&pd->active);
 		return;
 	}
-	if (status) {
-		/* NOWAIT and out of memory: the caller retries in full. */
-		if (top->bi_opf & REQ_NOWAIT)
-			status = BLK_STS_AGAIN;
+	/* A clone that failed to clone its integrity data: end with it. */
+	if (status)
 		io->status = status;
-	} else if (top->bi_opf & REQ_POLLED) {
+	if (top->bi_opf & REQ_POLLED) {
 		/*
 		 * Publish: our reference becomes the publish reference, which
 		 * pdm_io_claim() drops.  The submitter's bi_private comes
@@ -608,36 +659,39 @@ void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
 }
 
 /**
- * pdm_flush_work() - issue the data of PREFLUSH+data bios
- * @work: the device's flush_work
+ * pdm_requeue_work() - map requeued top bios again
+ * @work: the device's requeue_work
  *
- * Every bio on flush_data had its flushes complete without error.  Each
- * still holds its submitter's reference on pd->active: the map is the one
- * its flushes went to, and a suspend waits for the bio rather than holding
+ * The data of PREFLUSH+data bios whose flushes all completed without
+ * error, and polled bios whose clones met EAGAIN below.  Each still holds
+ * its submitter's reference on pd->active: the map is the one it was
+ * first mapped with, and a suspend waits for the bio rather than holding
  * it back.  (Through pdm_submit_bio() it could be deferred by a suspend
  * that waits for the reference it holds.)  Runs in process context, from
  * a WQ_MEM_RECLAIM queue, as writeback may depend on it.
  */
-void pdm_flush_work(struct work_struct *work)
+void pdm_requeue_work(struct work_struct *work)
 {
-	struct pdm_dev *pd = container_of(work, struct pdm_dev, flush_work);
+	struct pdm_dev *pd = container_of(work, struct pdm_dev, requeue_work);
 	struct bio_list list;
 	struct blk_plug plug;
 	struct bio *top;
 
-	spin_lock_irq(&pd->flush_lock);
-	list = pd->flush_data;
-	bio_list_init(&pd->flush_data);
-	spin_unlock_irq(&pd->flush_lock);
+	spin_lock_irq(&pd->requeue_lock);
+	list = pd->requeue;
+	bio_list_init(&pd->requeue);
+	spin_unlock_irq(&pd->requeue_lock);
 
 	blk_start_plug(&plug);
 	while ((top = bio_list_pop(&list))) {
 		/*
-		 * What is left is an ordinary write (its FUA kept).  This
-		 * worker may wait for memory and tags: failing with EAGAIN
-		 * here would make the submitter redo the flushes too.
+		 * A write's data is left as an ordinary write (its FUA kept).
+		 * This worker may wait for memory and tags: an EAGAIN here
+		 * would reach a submitter that can no longer take it, or
+		 * make it redo the flushes.
 		 */
 		top->bi_opf &= ~(REQ_PREFLUSH | REQ_NOWAIT);
+		top->bi_status = BLK_STS_OK;
 		pdm_map(pd, top);
 	}
 	blk_finish_plug(&plug);

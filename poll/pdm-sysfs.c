@@ -64,6 +64,8 @@ PDM_STAT_ATTR(remapped, remapped);
 PDM_STAT_ATTR(deferred, deferred);
 PDM_STAT_ATTR(trylock_skips, trylock_skips);
 PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
+PDM_STAT_ATTR(nowait_again, nowait_again);
+PDM_STAT_ATTR(requeued, requeued);
 
 /* "tracked [sweep] sweep_wait": the modes, the current one bracketed. */
 static ssize_t poll_mode_show(struct device *dev,
@@ -134,6 +136,8 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_clones.attr,
 	&dev_attr_remapped.attr,
 	&dev_attr_deferred.attr,
+	&dev_attr_nowait_again.attr,
+	&dev_attr_requeued.attr,
 	&dev_attr_trylock_skips.attr,
 	&dev_attr_hybrid_early_returns.attr,
 	&dev_attr_poll_mode.attr,

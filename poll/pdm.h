@@ -50,6 +50,8 @@ struct pdm_stats {
 	unsigned long deferred;		/* bios held back by a suspend */
 	unsigned long trylock_skips;	/* sweep: queue busy with a poller */
 	unsigned long hybrid_early;	/* hybrid: returned before polling */
+	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
+	unsigned long requeued;		/* polled, EAGAIN below: redone */
 };
 
 enum pdm_poll_mode {
@@ -75,8 +77,8 @@ enum pdm_poll_mode {
  * - open_lock guards open_count and removing: block device open and
  *   release run under the disk's open_mutex, which del_gendisk takes too,
  *   so they cannot take pdm_ctl_mutex.
- * - flush_lock guards flush_data.  It is taken with interrupts off: the
- *   flush completions that queue a bio there may run in hard interrupt
+ * - requeue_lock guards requeue.  It is taken with interrupts off: the
+ *   lower completions that queue a bio there may run in hard interrupt
  *   context.
  */
 struct pdm_dev {
@@ -100,15 +102,17 @@ struct pdm_dev {
 	bool removing;
 
 	/*
-	 * PREFLUSH+data top bios whose preflushes have all completed, their
-	 * data still to go (see pdm_map_bio()).  Each keeps its reference
-	 * on active, so a suspend waits for it and the map stays the one
-	 * its flushes went to.  flush_work issues them from wq, where it may
-	 * block; removal destroys wq, which waits for the work.
+	 * Top bios to map again from process context: PREFLUSH+data bios
+	 * whose preflushes have all completed, their data still to go, and
+	 * polled bios whose clones met EAGAIN below (see pdm-io.c).  Each
+	 * keeps its reference on active, so a suspend waits for it and the
+	 * map stays the one it was first mapped with.  requeue_work maps
+	 * them from wq, where it may block; removal destroys wq, which
+	 * waits for the work.
 	 */
-	spinlock_t flush_lock;		/* flush_data */
-	struct bio_list flush_data;
-	struct work_struct flush_work;
+	spinlock_t requeue_lock;	/* requeue */
+	struct bio_list requeue;
+	struct work_struct requeue_work;
 	struct workqueue_struct *wq;
 
 	struct bio_set bs;
@@ -148,7 +152,7 @@ struct pdm_dev {
  * then_data marks the first pass of a PREFLUSH+data top bio over more
  * than one lower device: its clones are the empty flushes only, and when
  * they have all ended without error the top bio's data is issued by
- * pdm_flush_work() as a second io, instead of the top bio completing.
+ * pdm_requeue_work() as a second io, instead of the top bio completing.
  * Set by the submitter before it drops its reference, read by whoever
  * drops the last.
  */
@@ -242,7 +246,7 @@ void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
 void pdm_remap_free_drain(struct pdm_dev *pd);
-void pdm_flush_work(struct work_struct *work);
+void pdm_requeue_work(struct work_struct *work);
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
