@@ -254,3 +254,29 @@ probe_hist_stop() {
 		>>"$TRACEFS/events/blkfast/$name/trigger"
 	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
 }
+
+# fail_nth_setup: make /proc/*/fail-nth (and PDMSETUP_FAIL_NTH) reach
+# every allocation (debug kernel).  fail-nth counts only the checks that
+# pass a fault type's filters, so these are opened: sleeping allocations
+# too, pages of any order and zone; no stack dumps (each would be a
+# "Call Trace:" that the harness counts as a splat).
+fail_nth_setup() {
+	local f
+	for f in failslab fail_page_alloc; do
+		echo N >"$DEBUGFS/$f/ignore-gfp-wait"
+		echo 0 >"$DEBUGFS/$f/verbose"
+	done
+	echo 0 >"$DEBUGFS/fail_page_alloc/min-order"
+	echo N >"$DEBUGFS/fail_page_alloc/ignore-gfp-highmem"
+}
+
+# nullb_prefill DEV: write the first 64 MiB of DEV once, unpolled.  6.1's
+# null_blk (memory_backed) allocates a backing page, GFP_NOIO, when a write
+# first touches it, which a polled write does inside io_uring's RCU
+# read-side section (null_poll() -> null_insert_page()): a kernel bug that
+# the debug kernel reports whoever polls.  A test that writes polled to a
+# memory-backed null_blk writes its region through this first.
+nullb_prefill() {
+	dd if=/dev/zero of="$1" bs=1M count=64 oflag=direct status=none ||
+		fail "cannot prefill $1"
+}
