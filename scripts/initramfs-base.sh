@@ -43,6 +43,13 @@ if [ -s "$out" ]; then
 	echo "$out"
 	exit 0
 fi
+# Guests may boot in parallel (tests/run -j): one builds, the others wait.
+exec 9>"$BLKFAST_CACHE/initramfs-base-$flavour.lock"
+flock 9
+if [ -s "$out" ]; then
+	echo "$out"
+	exit 0
+fi
 
 stage=$(mktemp -d "$BLKFAST_CACHE/stage.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
