@@ -96,18 +96,34 @@ void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
 		   pdm_hybrid_next(READ_ONCE(pd->hybrid_ns[dir]), lat));
 }
 
-/* bio_poll() on a pending clone.  Returns 1 if it polled. */
+/*
+ * bio_poll() on a pending clone.  Returns 1 if it polled.
+ *
+ * The lower queue is entered before the clone is checked, and left after
+ * bio_poll() has used the clone's cookie.  A clone that ends in between
+ * could otherwise let a freeze of the lower queue finish and its hardware
+ * queues be remapped (blk_mq_update_nr_hw_queues()) before bio_poll()
+ * looks its cookie up: 6.1's blk_qc_to_hctx() then finds no hardware
+ * queue, and ->poll() is called on NULL.  As in bio_poll(), a frozen
+ * queue may still be entered, since its freeze waits for what we poll.
+ */
 static unsigned int pdm_poll_clone(struct pdm_clone *pc,
 				   struct io_comp_batch *iob,
 				   unsigned int flags)
 {
-	if (READ_ONCE(pc->done))
+	struct request_queue *q = bdev_get_queue(pc->bio.bi_bdev);
+	unsigned int polled = 0;
+
+	if (!percpu_ref_tryget(&q->q_usage_counter))
 		return 0;
-	/* Not started by the lower queue yet: nothing to poll. */
-	if (READ_ONCE(pc->bio.bi_cookie) == BLK_QC_T_NONE)
-		return 0;
-	bio_poll(&pc->bio, iob, flags);
-	return 1;
+	/* Not ended, and started by the lower queue: something to poll. */
+	if (!READ_ONCE(pc->done) &&
+	    READ_ONCE(pc->bio.bi_cookie) != BLK_QC_T_NONE) {
+		bio_poll(&pc->bio, iob, flags);
+		polled = 1;
+	}
+	percpu_ref_put(&q->q_usage_counter);
+	return polled;
 }
 
 /*
