@@ -9,6 +9,7 @@
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/workqueue.h>
 
 #include "pdm.h"
@@ -148,6 +149,24 @@ fail:
 	return NULL;
 }
 
+/*
+ * 6.1's device_add_disk() links the holders registered before it
+ * (bd_register_pending_holders()), and when a later step fails it drops
+ * the disk's slaves/ directory without unlinking them; the
+ * bd_unlink_disk_holder() of our unwinding then finds no slaves/ and
+ * leaves each lower device's holders/ link to the dead disk behind.
+ * Remove those links (none may exist: then this does nothing).
+ */
+static void pdm_unlink_failed_holders(struct pdm_map *map,
+				      struct gendisk *disk)
+{
+	u32 i;
+
+	for (i = 0; i < map->nr_bdevs; i++)
+		sysfs_remove_link(map->bdevs[i]->bd_holder_dir,
+				  disk->disk_name);
+}
+
 /**
  * pdm_dev_create() - create a device with a live table
  * @name: its name, unique
@@ -198,6 +217,7 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 	ret = device_add_disk(NULL, disk, pdm_attr_groups);
 	if (ret) {
 		pdm_err(err, "%s: cannot add the disk", name);
+		pdm_unlink_failed_holders(map, disk);
 		pd->map = NULL;
 		map->text = NULL;	/* the caller frees it on failure */
 		pdm_map_free(pd, map);
@@ -248,10 +268,16 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
  * @pd:  the device
  * @err: PDM_MSG_LEN bytes for a message on failure
  *
- * Return: 0, or -EBUSY with the device untouched.
+ * Bios may still be in flight on a closed device (readahead, writeback,
+ * completions still on their way out of pdm): the device is suspended
+ * first, which waits for them, killably.
+ *
+ * Return: 0, -EBUSY or -EINTR with the device untouched.
  */
 int pdm_dev_remove(struct pdm_dev *pd, char *err)
 {
+	int ret;
+
 	spin_lock(&pd->open_lock);
 	if (pd->open_count) {
 		spin_unlock(&pd->open_lock);
@@ -261,6 +287,14 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	}
 	pd->removing = true;
 	spin_unlock(&pd->open_lock);
+
+	ret = pdm_dev_suspend(pd, err);
+	if (ret) {
+		spin_lock(&pd->open_lock);
+		pd->removing = false;
+		spin_unlock(&pd->open_lock);
+		return ret;
+	}
 
 	list_del(&pd->node);
 	/* Closed, so any bio still held back has no one waiting for it. */

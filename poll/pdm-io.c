@@ -61,6 +61,18 @@ static void pdm_requeue(struct pdm_dev *pd, struct bio *top)
 	queue_work(pd->wq, &pd->requeue_work);
 }
 
+/*
+ * End a top bio and drop its reference on pd->active, in that order
+ * reversed: once the submitter has its bio back it may close and remove
+ * the device, which waits only for the references (as dm drops its
+ * pending count before bio_endio()).  Nothing here touches @pd after.
+ */
+static void pdm_end_top(struct pdm_dev *pd, struct bio *top)
+{
+	percpu_ref_put(&pd->active);
+	bio_endio(top);
+}
+
 /* Free the clones of @io, and @io with them, which lives in the first. */
 static void pdm_io_free_clones(struct pdm_io *io)
 {
@@ -106,8 +118,7 @@ static void pdm_io_complete(struct pdm_io *io)
 		pdm_requeue(pd, top);
 		return;
 	}
-	bio_endio(top);
-	percpu_ref_put(&pd->active);
+	pdm_end_top(pd, top);
 }
 
 /**
@@ -435,8 +446,7 @@ static void pdm_remap_endio(struct bio *bio)
 	bio_clear_flag(bio, BIO_QOS_THROTTLED);
 	bio_clear_flag(bio, BIO_QOS_MERGED);
 	pdm_remap_free(pd, rm);
-	bio_endio(bio);
-	percpu_ref_put(&pd->active);
+	pdm_end_top(pd, bio);
 }
 
 /**
@@ -616,8 +626,7 @@ out:
 	if (!io) {
 		/* Nothing issued: an empty flush needs no clone either. */
 		top->bi_status = status;
-		bio_endio(top);
-		percpu_ref_put(&pd->active);
+		pdm_end_top(pd, top);
 		return;
 	}
 	/* A clone that failed to clone its integrity data: end with it. */
