@@ -193,11 +193,15 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		return -ENODEV;
 	ret = -ENOMEM;
 	pd = pdm_dev_alloc(name);
-	if (!pd)
+	if (!pd) {
+		pdm_err(err, "%s: cannot allocate the device", name);
 		goto put_module;
+	}
 	disk = blk_alloc_disk(NUMA_NO_NODE);
-	if (!disk)
+	if (!disk) {
+		pdm_err(err, "%s: cannot allocate the disk", name);
 		goto free_dev;
+	}
 	disk->major = pdm_major;
 	disk->first_minor = pd->minor;
 	disk->minors = 1;

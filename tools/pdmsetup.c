@@ -5,6 +5,12 @@
  * Every verb is one ioctl on /dev/pdm-control; the driver does all the
  * checking and explains a refusal in pdm_ioctl.err, which is printed as
  * "pdmsetup: VERB NAME: <strerror>: <reason>".
+ *
+ * For tests on a fault-injection kernel, PDMSETUP_FAIL_NTH=N makes the
+ * N-th fault-injection check (failslab, fail_page_alloc, ...) that the
+ * command's first ioctl reaches fail, through /proc/thread-self/fail-nth,
+ * and prints "pdmsetup: fail-nth: K left" on stderr after it: K > 0 means
+ * the ioctl ended before its N-th check, so nothing was injected.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +24,7 @@
 #include <linux/pdm.h>
 
 #define CONTROL_PATH	"/dev/" PDM_CONTROL_NAME
+#define FAIL_NTH_PATH	"/proc/thread-self/fail-nth"
 #define MAX_TABLE	(1U << 20)	/* as the driver's PDM_MAX_TABLE */
 
 static void usage(FILE *out)
@@ -45,7 +52,11 @@ static void usage(FILE *out)
 "Tables are dmsetup's, in 512-byte sectors, one segment per line:\n"
 "  <start> <length> linear <dev> <offset>\n"
 "  <start> <length> striped <nr> <chunk_sectors> <dev> <offset>...\n"
-"where <dev> is a path or MAJOR:MINOR.\n");
+"where <dev> is a path or MAJOR:MINOR.\n"
+"Environment (tests on a fault-injection kernel):\n"
+"  PDMSETUP_FAIL_NTH=N   fail the N-th allocation the command's ioctl\n"
+"                        reaches (/proc/thread-self/fail-nth) and say\n"
+"                        how many were left unreached\n");
 }
 
 static int open_control(void)
@@ -59,6 +70,72 @@ static int open_control(void)
 	return fd;
 }
 
+/* PDMSETUP_FAIL_NTH: the fail-nth file, opened ahead, and N; else -1. */
+static int fail_nth_fd = -1;
+static unsigned int fail_nth;
+
+static int fail_nth_open(void)
+{
+	const char *env = getenv("PDMSETUP_FAIL_NTH");
+	char *end;
+
+	if (!env || !*env)
+		return 0;
+	fail_nth = strtoul(env, &end, 10);
+	if (*end || !fail_nth) {
+		fprintf(stderr, "pdmsetup: PDMSETUP_FAIL_NTH: '%s' is not a "
+			"positive number\n", env);
+		return -1;
+	}
+	fail_nth_fd = open(FAIL_NTH_PATH, O_RDWR | O_CLOEXEC);
+	if (fail_nth_fd < 0) {
+		fprintf(stderr, "pdmsetup: %s: %s (PDMSETUP_FAIL_NTH needs "
+			"CONFIG_FAULT_INJECTION)\n", FAIL_NTH_PATH,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Arm fail-nth just before the ioctl, and after it say what was left and
+ * disarm it.  Nothing between the two may allocate in the kernel: the
+ * buffers are on the stack, and the file was opened ahead.  errno is
+ * kept for the caller.
+ */
+static void fail_nth_arm(void)
+{
+	char buf[16];
+	int len;
+
+	if (fail_nth_fd < 0)
+		return;
+	len = snprintf(buf, sizeof(buf), "%u", fail_nth);
+	if (pwrite(fail_nth_fd, buf, len, 0) != len)
+		perror("pdmsetup: arming fail-nth");
+}
+
+static void fail_nth_disarm(void)
+{
+	int err = errno;
+	char buf[16];
+	ssize_t len;
+
+	if (fail_nth_fd < 0)
+		return;
+	len = pread(fail_nth_fd, buf, sizeof(buf) - 1, 0);
+	if (pwrite(fail_nth_fd, "0", 1, 0) != 1 || len <= 0) {
+		perror("pdmsetup: disarming fail-nth");
+	} else {
+		buf[len] = '\0';
+		fprintf(stderr, "pdmsetup: fail-nth: %u left\n",
+			(unsigned int)strtoul(buf, NULL, 10));
+	}
+	close(fail_nth_fd);
+	fail_nth_fd = -1;
+	errno = err;
+}
+
 /* A command's buffer: the header, then room for data. */
 struct req {
 	struct pdm_ioctl *hdr;
@@ -68,11 +145,13 @@ struct req {
 static int req_init(struct req *r, const char *name, size_t room)
 {
 	r->size = sizeof(*r->hdr) + room;
-	r->hdr = calloc(1, r->size);
+	/* Not calloc: the pages are touched now, not in the ioctl. */
+	r->hdr = malloc(r->size);
 	if (!r->hdr) {
 		perror("pdmsetup");
 		return -1;
 	}
+	memset(r->hdr, 0, r->size);
 	r->hdr->version[0] = PDM_ABI_MAJOR;
 	r->hdr->version[1] = PDM_ABI_MINOR;
 	r->hdr->data_size = r->size;
@@ -100,7 +179,12 @@ static char *req_data(struct req *r)
 static int req_run(int fd, struct req *r, unsigned long cmd, const char *verb)
 {
 	for (;;) {
-		if (ioctl(fd, cmd, r->hdr) < 0) {
+		int ret;
+
+		fail_nth_arm();
+		ret = ioctl(fd, cmd, r->hdr);
+		fail_nth_disarm();
+		if (ret < 0) {
 			int err = errno;
 
 			fprintf(stderr, "pdmsetup: %s%s%s: %s%s%s\n", verb,
@@ -367,6 +451,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (fail_nth_open() < 0)
+		return 1;
 	fd = open_control();
 	if (fd < 0)
 		return 1;

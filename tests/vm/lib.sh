@@ -280,3 +280,14 @@ nullb_prefill() {
 	dd if=/dev/zero of="$1" bs=1M count=64 oflag=direct status=none ||
 		fail "cannot prefill $1"
 }
+
+# debug_tier: "core" when make check's core of the debug tier boots this
+# guest (tests/run puts blkfast.debug_tier= on its command line), else
+# "full".
+debug_tier() {
+	local w
+	for w in $(</proc/cmdline); do
+		case $w in blkfast.debug_tier=*) echo "${w#*=}"; return ;; esac
+	done
+	echo full
+}

@@ -51,6 +51,7 @@ expect_verified() {
 
 # The reference: dm-striped over the same devices.
 run dmsetup create dstripe --table "$table"
+nullb_prefill /dev/mapper/dstripe
 polled_verify dm /dev/mapper/dstripe
 note "reference: dm-striped: fio exit $FIO_RC, $FIO_ERRORS I/O errors"
 run dmsetup remove dstripe
