@@ -201,8 +201,13 @@ static void sd_drain_staged(struct request_queue *q, struct sdl_data *sd,
 	list_splice_init(&sd->staged, &tail);
 	spin_unlock(&sd->insert_lock);
 
-	/* staged_head was built with list_add: its order is already LIFO. */
-	list_for_each_entry_safe(rq, next, &head, queuelist) {
+	/*
+	 * staged_head holds the latest at-head insert first (list_move to
+	 * its head).  Inserting each at the head again reverses the order
+	 * once more, so take them oldest first: the latest then ends up in
+	 * front, as mq-deadline's at-head inserts (and requeues) do.
+	 */
+	list_for_each_entry_safe_reverse(rq, next, &head, queuelist) {
 		list_del_init(&rq->queuelist);
 		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, true,
 							    free);
