@@ -78,8 +78,11 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 		return ERR_PTR(-E2BIG);
 	}
 	text = kvmalloc(hdr->data_len + 1, GFP_KERNEL);
-	if (!text)
+	if (!text) {
+		pdm_err(err, "cannot allocate %u bytes for the table",
+			hdr->data_len + 1);
 		return ERR_PTR(-ENOMEM);
+	}
 	if (copy_from_user(text, udata, hdr->data_len)) {
 		kvfree(text);
 		return ERR_PTR(-EFAULT);
@@ -186,8 +189,11 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 		room = min(hdr.data_size - hdr.data_start, PDM_MAX_OUT);
 		out = kvmalloc(max_t(size_t, room, 1), GFP_KERNEL);
 		ret = -ENOMEM;
-		if (!out)
+		if (!out) {
+			pdm_err(hdr.err, "cannot allocate %zu bytes for the output",
+				max_t(size_t, room, 1));
 			goto reply;
+		}
 	}
 
 	mutex_lock(&pdm_ctl_mutex);

@@ -238,8 +238,10 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 	int ret;
 
 	map = kzalloc(sizeof(*map), GFP_KERNEL);
-	if (!map)
+	if (!map) {
+		pdm_err(err, "out of memory");
 		return ERR_PTR(-ENOMEM);
+	}
 	ret = pdm_table_parse(text, len, &map->spec, err, PDM_MSG_LEN);
 	if (ret) {
 		kfree(map);
