@@ -77,7 +77,8 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 			PDM_MAX_TABLE);
 		return ERR_PTR(-E2BIG);
 	}
-	text = kvmalloc(hdr->data_len + 1, GFP_KERNEL);
+	/* Sized by the caller, who gets the error: no warning in the log. */
+	text = kvmalloc(hdr->data_len + 1, GFP_KERNEL | __GFP_NOWARN);
 	if (!text) {
 		pdm_err(err, "cannot allocate %u bytes for the table",
 			hdr->data_len + 1);
@@ -187,7 +188,8 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 		}
 	} else if (gives_text) {
 		room = min(hdr.data_size - hdr.data_start, PDM_MAX_OUT);
-		out = kvmalloc(max_t(size_t, room, 1), GFP_KERNEL);
+		out = kvmalloc(max_t(size_t, room, 1),
+			       GFP_KERNEL | __GFP_NOWARN);
 		ret = -ENOMEM;
 		if (!out) {
 			pdm_err(hdr.err, "cannot allocate %zu bytes for the output",

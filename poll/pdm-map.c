@@ -237,7 +237,8 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 	u32 s, l;
 	int ret;
 
-	map = kzalloc(sizeof(*map), GFP_KERNEL);
+	/* The caller is told, in @err: no warning in the log as well. */
+	map = kzalloc(sizeof(*map), GFP_KERNEL | __GFP_NOWARN);
 	if (!map) {
 		pdm_err(err, "out of memory");
 		return ERR_PTR(-ENOMEM);

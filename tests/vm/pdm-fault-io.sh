@@ -49,8 +49,9 @@ faulty_verify() {
 		>"$out" 2>&1 || rc=$?
 	# 124: still running at the timeout; > 128: killed, or aborted
 	# when fio's own watchdog found a job stuck after the TERM.
-	[ "$rc" != 124 ] && [ "$rc" -le 128 ] ||
+	if [ "$rc" = 124 ] || [ "$rc" -gt 128 ]; then
 		fail "fio $1: hung (exit $rc after the 120 s timeout)"
+	fi
 	[ "$rc" = 0 ] || { cat "$out"; fail "fio $1: exit $rc"; }
 	FIO_TERSE=$(grep '^3;' "$out" | tail -n 1)
 	expect_eq "fio $1: error" 0 "$(fio_field 5)"
