@@ -291,3 +291,42 @@ debug_tier() {
 	done
 	echo full
 }
+
+# expect_drained NAME: no top bio is left in pdm: a suspend (which waits
+# for every bio in flight) returns, within 10 s.
+expect_drained() {
+	timeout 10 pdmsetup suspend "$1" ||
+		fail "pdmsetup suspend $1 did not return: bios left in flight"
+	pdmsetup info "$1" | grep -q '^State: *SUSPENDED$' ||
+		fail "$1 not suspended: $(pdmsetup info "$1")"
+	run pdmsetup resume "$1"
+	note "ok: $1 drained (suspend returned)"
+}
+
+# fio_bounded SECS NAME CMD...: run CMD, a fio command line for job NAME
+# (maybe behind a wrapper that execs it), with terse output, killed after
+# SECS; its exit status in FIO_RC, its I/O errors in FIO_ERRORS, its
+# summary in FIO_TERSE, its output in /tmp/fio-NAME.out.
+fio_bounded() {
+	local secs=$1 out=/tmp/fio-$2.out
+	shift 2
+	FIO_RC=0
+	timeout "$secs" "$@" --output-format=terse --terse-version=3 \
+		>"$out" 2>&1 || FIO_RC=$?
+	# shellcheck disable=SC2034 # read by the tests
+	FIO_ERRORS=$(grep -c "io_u error" "$out" || true)
+	FIO_TERSE=$(grep '^3;' "$out" | tail -n 1 || true)
+}
+
+# expect_fio_clean NAME KIB: the last fio_bounded (job NAME) ended by
+# itself, without an error, having written (and verified) KIB KiB.  124
+# is still running at the timeout; above 128, killed, or aborted when
+# fio's own watchdog found a job stuck after the TERM: a hang either way.
+expect_fio_clean() {
+	if [ "$FIO_RC" = 124 ] || [ "$FIO_RC" -gt 128 ]; then
+		fail "fio $1: hung (exit $FIO_RC after its timeout)"
+	fi
+	[ "$FIO_RC" = 0 ] || { cat "/tmp/fio-$1.out"; fail "fio $1: exit $FIO_RC"; }
+	expect_eq "fio $1: error" 0 "$(fio_field 5)"
+	expect_eq "fio $1: KiB written and verified" "$2" "$(fio_field 47)"
+}

@@ -27,26 +27,12 @@ sz=$(( $(cat /sys/block/nullb0/size) * 2 ))
 table="0 $sz striped 2 8 /dev/nullb0 0 /dev/nullb1 0"
 
 # polled_verify NAME DEV: polled, verified random writes of 4-16 clones
-# each, ended after 60 s; its exit status in FIO_RC, its errors (EAGAIN
-# mostly) in FIO_ERRORS.
+# each, ended after 60 s (fio_bounded).
 polled_verify() {
-	local out=/tmp/fio-$1.out
-	FIO_RC=0
-	timeout 60 fio --name="$1" --filename="$2" --ioengine=io_uring \
-		--hipri=1 --direct=1 --rw=randwrite --bsrange=16k-64k \
-		--iodepth=16 --size=64m --verify=crc32c --verify_fatal=1 \
-		--do_verify=1 --output-format=terse --terse-version=3 \
-		>"$out" 2>&1 || FIO_RC=$?
-	FIO_ERRORS=$(grep -c "io_u error" "$out" || true)
-	FIO_TERSE=$(grep '^3;' "$out" | tail -n 1 || true)
-}
-
-# expect_verified NAME: the last polled_verify passed in full.
-expect_verified() {
-	[ "$FIO_RC" != 124 ] || fail "fio $1: hung (killed after 60 s)"
-	[ "$FIO_RC" = 0 ] || { cat "/tmp/fio-$1.out"; fail "fio $1: exit $FIO_RC"; }
-	expect_eq "fio $1: error" 0 "$(fio_field 5)"
-	expect_eq "fio $1: KiB written and verified" 65536 "$(fio_field 47)"
+	fio_bounded 60 "$1" fio --name="$1" --filename="$2" \
+		--ioengine=io_uring --hipri=1 --direct=1 --rw=randwrite \
+		--bsrange=16k-64k --iodepth=16 --size=64m --verify=crc32c \
+		--verify_fatal=1 --do_verify=1
 }
 
 # The reference: dm-striped over the same devices.
@@ -61,15 +47,13 @@ for mode in tracked sweep; do
 	echo $mode >/sys/block/pdm0/pdm/poll_mode
 	before=$(cat /sys/block/pdm0/pdm/requeued)
 	polled_verify "pdm-$mode" /dev/pdm0
-	expect_verified "pdm-$mode"
+	expect_fio_clean "pdm-$mode" 65536
 	n=$(( $(cat /sys/block/pdm0/pdm/requeued) - before ))
 	note "pdm $mode: $n polled bios requeued after EAGAIN below," \
 		"$(cat /sys/block/pdm0/pdm/polled_bios) polled in all"
 	expect_ge "pdm $mode: bios requeued" 1 "$n"
 done
-timeout 10 pdmsetup suspend pstripe ||
-	fail "suspend did not return: bios left in flight"
-run pdmsetup resume pstripe
+expect_drained pstripe
 run pdmsetup remove pstripe
 run rmmod pdm
 echo "PASS"

@@ -105,17 +105,6 @@ expect_lower_busy() {
 	expect_ge "$1: requests in flight just before it goes" 1 $n
 }
 
-# expect_drained NAME: no top bio is left in pdm: a suspend (which waits
-# for every bio in flight) returns, within 10 s.
-expect_drained() {
-	timeout 10 pdmsetup suspend "$1" ||
-		fail "pdmsetup suspend $1 did not return: bios left in flight"
-	pdmsetup info "$1" | grep -q '^State: *SUSPENDED$' ||
-		fail "$1 not suspended: $(pdmsetup info "$1")"
-	run pdmsetup resume "$1"
-	note "ok: $1 drained (suspend returned)"
-}
-
 # dd_eio DEV: a direct 4 KiB read of DEV fails with EIO.
 dd_eio() {
 	local out
