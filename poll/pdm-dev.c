@@ -412,10 +412,11 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 
 /**
  * pdm_dev_list() - a struct pdm_list_entry per device, in creation order
- * @out:  where to
+ * @out:  where to (NULL if @room is 0)
  * @room: bytes at @out
  *
- * Return: the bytes the whole list needs; only what fits is written.
+ * Return: the bytes the whole list needs; only whole entries that fit
+ * are written.
  */
 size_t pdm_dev_list(void *out, size_t room)
 {
@@ -427,7 +428,8 @@ size_t pdm_dev_list(void *out, size_t room)
 	list_for_each_entry(pd, &pdm_devs, node) {
 		if (at + sizeof(entry) <= room) {
 			entry.dev = new_encode_dev(disk_devt(pd->disk));
-			strscpy(entry.name, pd->name, sizeof(entry.name));
+			/* No bytes of a longer name before it. */
+			strscpy_pad(entry.name, pd->name, sizeof(entry.name));
 			memcpy(out + at, &entry, sizeof(entry));
 		}
 		at += sizeof(entry);

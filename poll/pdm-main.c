@@ -19,9 +19,6 @@
 DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
-/* Output larger than this is refused rather than allocated. */
-#define PDM_MAX_OUT	(4U << 20)
-
 static bool pdm_name_ok(const char *name)
 {
 	size_t len = strnlen(name, PDM_NAME_LEN);
@@ -50,16 +47,69 @@ static void pdm_fill_info(struct pdm_dev *pd, struct pdm_ioctl *hdr)
 		hdr->flags |= PDM_F_POLL;
 }
 
-/* Write the command's text output to the user's buffer, or say it is full. */
-static int pdm_put_out(struct pdm_ioctl *hdr, void __user *udata,
-		       const char *out, size_t len)
+/*
+ * A command's output: written to @buf, of which only the first @size
+ * bytes are kept (NULL and 0 to count); returns the bytes of the whole
+ * output, a NUL after text not counted.
+ */
+typedef size_t pdm_output_fn(struct pdm_dev *pd, const struct pdm_ioctl *hdr,
+			     char *buf, size_t size);
+
+static size_t pdm_output_list(struct pdm_dev *pd, const struct pdm_ioctl *hdr,
+			      char *buf, size_t size)
 {
+	return pdm_dev_list(buf, size);
+}
+
+static size_t pdm_output_table(struct pdm_dev *pd,
+			       const struct pdm_ioctl *hdr, char *buf,
+			       size_t size)
+{
+	struct pdm_map *map = hdr->flags & PDM_F_QUERY_INACTIVE ?
+			      pd->inactive : pd->map;
+
+	return map ? pdm_map_format_table(map, buf, size) : 0;
+}
+
+static size_t pdm_output_status(struct pdm_dev *pd,
+				const struct pdm_ioctl *hdr, char *buf,
+				size_t size)
+{
+	return pdm_map_format_status(pd, pd->map, buf, size);
+}
+
+/*
+ * A command's output, in a kernel buffer for the caller to copy out once
+ * it has dropped its locks (a fault on the user's buffer may need I/O
+ * from any device).  If the output does not fit the caller's buffer,
+ * PDM_F_BUFFER_FULL is set and data_len says how much room it needs.  The
+ * output is counted first and the kernel's copy sized by it, not by the
+ * caller's buffer; the lock held keeps it from changing between the two
+ * passes.
+ */
+static int pdm_make_output(struct pdm_ioctl *hdr, struct pdm_dev *pd,
+			   pdm_output_fn *output, char **out)
+{
+	size_t len = output(pd, hdr, NULL, 0);
+
+	if (len > U32_MAX - hdr->data_start) {
+		pdm_err(hdr->err, "output of %zu bytes is too large", len);
+		return -EOVERFLOW;
+	}
 	hdr->data_len = len;
 	if (len > hdr->data_size - hdr->data_start) {
 		hdr->flags |= PDM_F_BUFFER_FULL;
 		return 0;
 	}
-	return copy_to_user(udata, out, len) ? -EFAULT : 0;
+	/* One byte more for the NUL that ends a text. */
+	*out = kvmalloc(len + 1, GFP_KERNEL | __GFP_NOWARN);
+	if (!*out) {
+		pdm_err(hdr->err, "cannot allocate %zu bytes for the output",
+			len + 1);
+		return -ENOMEM;
+	}
+	output(pd, hdr, *out, len + 1);
+	return 0;
 }
 
 /* Copy in the table text of CREATE and RELOAD. */
@@ -92,14 +142,14 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 	return text;
 }
 
-static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr,
-		      void __user *udata, char *text, char *out, size_t room)
+static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr, char *text,
+		      char **out)
 {
 	struct pdm_dev *pd = NULL;
 	int ret = 0;
 
 	if (cmd == PDM_IOC_LIST)
-		return pdm_put_out(hdr, udata, out, pdm_dev_list(out, room));
+		return pdm_make_output(hdr, NULL, pdm_output_list, out);
 	if (cmd == PDM_IOC_CREATE) {
 		ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
 				     &pd);
@@ -118,20 +168,12 @@ static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr,
 		return pdm_dev_remove(pd, hdr->err);
 	case PDM_IOC_INFO:
 		break;
-	case PDM_IOC_TABLE: {
-		struct pdm_map *map = hdr->flags & PDM_F_QUERY_INACTIVE ?
-				      pd->inactive : pd->map;
-		size_t len = map ? pdm_map_format_table(map, out, room) : 0;
-
-		ret = pdm_put_out(hdr, udata, out, len);
+	case PDM_IOC_TABLE:
+		ret = pdm_make_output(hdr, pd, pdm_output_table, out);
 		break;
-	}
-	case PDM_IOC_STATUS: {
-		size_t len = pdm_map_format_status(pd, pd->map, out, room);
-
-		ret = pdm_put_out(hdr, udata, out, len);
+	case PDM_IOC_STATUS:
+		ret = pdm_make_output(hdr, pd, pdm_output_status, out);
 		break;
-	}
 	case PDM_IOC_RELOAD:
 		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
 		break;
@@ -149,12 +191,9 @@ static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr,
 static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 {
 	bool takes_text = cmd == PDM_IOC_CREATE || cmd == PDM_IOC_RELOAD;
-	bool gives_text = cmd == PDM_IOC_LIST || cmd == PDM_IOC_TABLE ||
-			  cmd == PDM_IOC_STATUS;
 	struct pdm_ioctl hdr;
 	void __user *udata;
 	char *text = NULL, *out = NULL;
-	size_t room = 0;
 	int ret;
 
 	if (copy_from_user(&hdr, uhdr, sizeof(hdr)))
@@ -186,24 +225,16 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 			text = NULL;
 			goto reply;
 		}
-	} else if (gives_text) {
-		room = min(hdr.data_size - hdr.data_start, PDM_MAX_OUT);
-		out = kvmalloc(max_t(size_t, room, 1),
-			       GFP_KERNEL | __GFP_NOWARN);
-		ret = -ENOMEM;
-		if (!out) {
-			pdm_err(hdr.err, "cannot allocate %zu bytes for the output",
-				max_t(size_t, room, 1));
-			goto reply;
-		}
 	}
 
 	mutex_lock(&pdm_ctl_mutex);
-	ret = pdm_do_cmd(cmd, &hdr, udata, text, out, room);
+	ret = pdm_do_cmd(cmd, &hdr, text, &out);
 	mutex_unlock(&pdm_ctl_mutex);
 	/* A created or reloaded device owns the text now. */
 	if (!ret && takes_text)
 		text = NULL;
+	if (out && copy_to_user(udata, out, hdr.data_len))
+		ret = -EFAULT;
 reply:
 	kvfree(text);
 	kvfree(out);

@@ -304,24 +304,33 @@ void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map)
 	set_capacity_and_notify(pd->disk, map->spec.sectors);
 }
 
-static size_t pdm_put(char *buf, size_t size, size_t at, const char *fmt, ...)
+/*
+ * Append to a text of which only the first @size bytes are kept: the
+ * return value counts every byte, kept or not, so that a caller whose
+ * buffer was too small learns the size it needs.  @buf may be NULL when
+ * @size is 0 (a counting pass).
+ */
+static __printf(4, 5) size_t pdm_appendf(char *buf, size_t size, size_t at,
+					 const char *fmt, ...)
 {
 	va_list args;
 	int n;
 
-	if (at >= size)
-		return at;
 	va_start(args, fmt);
-	n = vsnprintf(buf + at, size - at, fmt, args);
+	if (at < size)
+		n = vsnprintf(buf + at, size - at, fmt, args);
+	else
+		n = vsnprintf(NULL, 0, fmt, args);
 	va_end(args);
 	return at + n;
 }
 
-static size_t pdm_put_seg(char *buf, size_t size, size_t at,
-			  const struct pdm_seg_spec *seg)
+static size_t pdm_append_seg(char *buf, size_t size, size_t at,
+			     const struct pdm_seg_spec *seg)
 {
-	return pdm_put(buf, size, at, "%llu %llu %s", seg->start, seg->len,
-		       seg->target == PDM_TARGET_STRIPED ? "striped" : "linear");
+	return pdm_appendf(buf, size, at, "%llu %llu %s", seg->start,
+			   seg->len, seg->target == PDM_TARGET_STRIPED ?
+			   "striped" : "linear");
 }
 
 /**
@@ -330,8 +339,9 @@ static size_t pdm_put_seg(char *buf, size_t size, size_t at,
  * @buf:  where to
  * @size: room in @buf
  *
- * Devices are printed as major:minor.  Return: the bytes the whole text
- * needs (more than @size means it was cut).
+ * Devices are printed as major:minor.  @buf may be NULL if @size is 0.
+ * Return: the bytes of the whole text, its NUL not counted: the text was
+ * cut unless that is less than @size.
  */
 size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 			    size_t size)
@@ -342,19 +352,19 @@ size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 	for (s = 0; s < map->spec.nr_segs; s++) {
 		const struct pdm_seg_spec *seg = &map->spec.segs[s];
 
-		at = pdm_put_seg(buf, size, at, seg);
+		at = pdm_append_seg(buf, size, at, seg);
 		if (seg->target == PDM_TARGET_STRIPED)
-			at = pdm_put(buf, size, at, " %u %u", seg->nr_legs,
-				     seg->chunk_sectors);
+			at = pdm_appendf(buf, size, at, " %u %u",
+					 seg->nr_legs, seg->chunk_sectors);
 		for (l = 0; l < seg->nr_legs; l++) {
 			const struct pdm_leg_spec *leg = &seg->legs[l];
 			struct block_device *b = leg->bdev;
 
-			at = pdm_put(buf, size, at, " %u:%u %llu",
-				     MAJOR(b->bd_dev), MINOR(b->bd_dev),
-				     leg->offset);
+			at = pdm_appendf(buf, size, at, " %u:%u %llu",
+					 MAJOR(b->bd_dev), MINOR(b->bd_dev),
+					 leg->offset);
 		}
-		at = pdm_put(buf, size, at, "\n");
+		at = pdm_appendf(buf, size, at, "\n");
 	}
 	return at;
 }
@@ -379,21 +389,22 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 	for (s = 0; s < map->spec.nr_segs; s++) {
 		const struct pdm_seg_spec *seg = &map->spec.segs[s];
 
-		at = pdm_put_seg(buf, size, at, seg);
-		at = pdm_put(buf, size, at, " ");
+		at = pdm_append_seg(buf, size, at, seg);
+		at = pdm_appendf(buf, size, at, " ");
 		for (l = 0; l < seg->nr_legs; l++) {
 			struct request_queue *q =
 				bdev_get_queue(seg->legs[l].bdev);
 
-			at = pdm_put(buf, size, at, "%c",
-				     test_bit(QUEUE_FLAG_POLL,
-					      &q->queue_flags) ? 'P' : 'I');
+			at = pdm_appendf(buf, size, at, "%c",
+					 test_bit(QUEUE_FLAG_POLL,
+						  &q->queue_flags) ? 'P' : 'I');
 		}
-		at = pdm_put(buf, size, at, "\n");
+		at = pdm_appendf(buf, size, at, "\n");
 	}
 	if (map->poll)
-		at = pdm_put(buf, size, at, "poll on\n");
+		at = pdm_appendf(buf, size, at, "poll on\n");
 	else
-		at = pdm_put(buf, size, at, "poll off: %s\n", map->nopoll_why);
+		at = pdm_appendf(buf, size, at, "poll off: %s\n",
+				 map->nopoll_why);
 	return at;
 }

@@ -47,7 +47,7 @@ kernel_sources() {
 user_sources() {
 	local f
 
-	for f in tools/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c; do
+	for f in tools/*.[ch] tests/unit/*.[ch] tests/fuzz/*.c tests/progs/*.c; do
 		[ -f "$f" ] && echo "$f"
 	done
 }
