@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pdm devices: create, remove, reload, suspend and resume, and the block
- * device operations.  The control commands run under pdm_ctl_mutex.
+ * device operations.  Create runs under pdm_ctl_mutex, the others under
+ * the device's lock (see struct pdm_dev).
  */
 #include <linux/blkdev.h>
 #include <linux/idr.h>
@@ -97,7 +98,15 @@ static void pdm_dev_free(struct pdm_dev *pd)
 	free_percpu(pd->stats);
 	if (pd->minor >= 0)
 		ida_free(&pdm_minors, pd->minor);
+	mutex_destroy(&pd->lock);
 	kfree(pd);
+}
+
+/* A command's reference, or the device list's: the last one frees. */
+void pdm_dev_put(struct pdm_dev *pd)
+{
+	if (refcount_dec_and_test(&pd->ref))
+		pdm_dev_free(pd);
 }
 
 static struct pdm_dev *pdm_dev_alloc(const char *name)
@@ -109,6 +118,8 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		return NULL;
 	pd->minor = -1;
 	strscpy(pd->name, name, sizeof(pd->name));
+	mutex_init(&pd->lock);
+	refcount_set(&pd->ref, 1);	/* the device list's */
 	init_waitqueue_head(&pd->drained);
 	spin_lock_init(&pd->defer_lock);
 	spin_lock_init(&pd->open_lock);
@@ -145,6 +156,7 @@ fail_ref:
 	pdm_dev_free(pd);
 	return NULL;
 fail:
+	mutex_destroy(&pd->lock);
 	kfree(pd);
 	return NULL;
 }
@@ -274,14 +286,17 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
  *
  * Bios may still be in flight on a closed device (readahead, writeback,
  * completions still on their way out of pdm): the device is suspended
- * first, which waits for them, killably.
+ * first, which waits for them, killably.  The device's memory stays until
+ * the caller and every command waiting for its lock have put theirs.
  *
  * Return: 0, -EBUSY or -EINTR with the device untouched.
  */
 int pdm_dev_remove(struct pdm_dev *pd, char *err)
 {
+	struct pdm_map *map, *inactive;
 	int ret;
 
+	lockdep_assert_held(&pd->lock);
 	spin_lock(&pd->open_lock);
 	if (pd->open_count) {
 		spin_unlock(&pd->open_lock);
@@ -300,7 +315,14 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 		return ret;
 	}
 
+	mutex_lock(&pdm_ctl_mutex);
 	list_del(&pd->node);
+	pd->gone = true;
+	map = pd->map;
+	inactive = pd->inactive;
+	WRITE_ONCE(pd->map, NULL);
+	pd->inactive = NULL;
+	mutex_unlock(&pdm_ctl_mutex);
 	/* Closed, so any bio still held back has no one waiting for it. */
 	pdm_fail_deferred(pd);
 	/*
@@ -308,13 +330,11 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	 * directory, and without it bd_unlink_disk_holder() would leave the
 	 * lower devices' holders/ links behind.
 	 */
-	pdm_map_free(pd, pd->inactive);
-	pd->inactive = NULL;
-	pdm_map_free(pd, pd->map);
-	WRITE_ONCE(pd->map, NULL);
+	pdm_map_free(pd, inactive);
+	pdm_map_free(pd, map);
 	del_gendisk(pd->disk);
 	put_disk(pd->disk);
-	pdm_dev_free(pd);
+	pdm_dev_put(pd);	/* the device list's reference */
 	module_put(THIS_MODULE);
 	return 0;
 }
@@ -327,16 +347,24 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
  * @err:  PDM_MSG_LEN bytes for a message on failure
  *
  * A table that was already waiting is replaced.  The live table and the
- * I/O are untouched until resume.
+ * I/O are untouched until resume.  The table is built under pdm_ctl_mutex,
+ * which its stack check needs (see pdm_map_build()).
  */
 int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err)
 {
-	struct pdm_map *map = pdm_map_build(pd, text, len, err);
+	struct pdm_map *map, *old = NULL;
 
+	lockdep_assert_held(&pd->lock);
+	mutex_lock(&pdm_ctl_mutex);
+	map = pdm_map_build(pd, text, len, err);
+	if (!IS_ERR(map)) {
+		old = pd->inactive;
+		pd->inactive = map;
+	}
+	mutex_unlock(&pdm_ctl_mutex);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
-	pdm_map_free(pd, pd->inactive);
-	pd->inactive = map;
+	pdm_map_free(pd, old);
 	return 0;
 }
 
@@ -363,6 +391,7 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
  */
 int pdm_dev_suspend(struct pdm_dev *pd, char *err)
 {
+	lockdep_assert_held(&pd->lock);
 	if (pd->suspended)
 		return 0;
 	spin_lock(&pd->defer_lock);
@@ -392,13 +421,16 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 	struct pdm_map *old = NULL;
 	int ret;
 
+	lockdep_assert_held(&pd->lock);
 	if (pd->inactive) {
 		ret = pdm_dev_suspend(pd, err);
 		if (ret)
 			return ret;
+		mutex_lock(&pdm_ctl_mutex);
 		old = pd->map;
 		WRITE_ONCE(pd->map, pd->inactive);
 		pd->inactive = NULL;
+		mutex_unlock(&pdm_ctl_mutex);
 		pdm_map_apply(pd, pd->map);
 	}
 	if (pd->suspended)

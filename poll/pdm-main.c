@@ -15,7 +15,7 @@
 
 #include "pdm.h"
 
-/* Serialises control commands; guards the device list (see pdm.h). */
+/* Guards the device list and the names (see struct pdm_dev). */
 DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
@@ -142,30 +142,72 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 	return text;
 }
 
+/*
+ * A command that changes a device: under the device's lock, which it may
+ * hold while it waits for I/O in flight, and not under pdm_ctl_mutex, so
+ * that other devices' commands go on meanwhile (see struct pdm_dev).
+ */
+static int pdm_change_cmd(unsigned int cmd, struct pdm_dev *pd,
+			  struct pdm_ioctl *hdr, char *text)
+{
+	int ret;
+
+	if (mutex_lock_killable(&pd->lock)) {
+		pdm_err(hdr->err, "%s: interrupted waiting for another command on it",
+			pd->name);
+		return -EINTR;
+	}
+	if (pd->gone) {
+		pdm_err(hdr->err, "%s: no such device", hdr->name);
+		ret = -ENXIO;
+		goto unlock;
+	}
+	switch (cmd) {
+	case PDM_IOC_REMOVE:
+		ret = pdm_dev_remove(pd, hdr->err);
+		break;
+	case PDM_IOC_RELOAD:
+		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
+		break;
+	case PDM_IOC_SUSPEND:
+		ret = pdm_dev_suspend(pd, hdr->err);
+		break;
+	default:
+		ret = pdm_dev_resume(pd, hdr->err);
+		break;
+	}
+	if (!pd->gone)
+		pdm_fill_info(pd, hdr);
+unlock:
+	mutex_unlock(&pd->lock);
+	return ret;
+}
+
 static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr, char *text,
 		      char **out)
 {
-	struct pdm_dev *pd = NULL;
+	struct pdm_dev *pd;
 	int ret = 0;
 
-	if (cmd == PDM_IOC_LIST)
-		return pdm_make_output(hdr, NULL, pdm_output_list, out);
+	mutex_lock(&pdm_ctl_mutex);
+	if (cmd == PDM_IOC_LIST) {
+		ret = pdm_make_output(hdr, NULL, pdm_output_list, out);
+		goto unlock;
+	}
 	if (cmd == PDM_IOC_CREATE) {
 		ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
 				     &pd);
 		if (!ret)
 			pdm_fill_info(pd, hdr);
-		return ret;
+		goto unlock;
 	}
-
 	pd = pdm_dev_find(hdr->name);
 	if (!pd) {
 		pdm_err(hdr->err, "%s: no such device", hdr->name);
-		return -ENXIO;
+		ret = -ENXIO;
+		goto unlock;
 	}
 	switch (cmd) {
-	case PDM_IOC_REMOVE:
-		return pdm_dev_remove(pd, hdr->err);
 	case PDM_IOC_INFO:
 		break;
 	case PDM_IOC_TABLE:
@@ -174,17 +216,16 @@ static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr, char *text,
 	case PDM_IOC_STATUS:
 		ret = pdm_make_output(hdr, pd, pdm_output_status, out);
 		break;
-	case PDM_IOC_RELOAD:
-		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
-		break;
-	case PDM_IOC_SUSPEND:
-		ret = pdm_dev_suspend(pd, hdr->err);
-		break;
-	case PDM_IOC_RESUME:
-		ret = pdm_dev_resume(pd, hdr->err);
-		break;
+	default:
+		refcount_inc(&pd->ref);
+		mutex_unlock(&pdm_ctl_mutex);
+		ret = pdm_change_cmd(cmd, pd, hdr, text);
+		pdm_dev_put(pd);
+		return ret;
 	}
 	pdm_fill_info(pd, hdr);
+unlock:
+	mutex_unlock(&pdm_ctl_mutex);
 	return ret;
 }
 
@@ -227,9 +268,7 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 		}
 	}
 
-	mutex_lock(&pdm_ctl_mutex);
 	ret = pdm_do_cmd(cmd, &hdr, text, &out);
-	mutex_unlock(&pdm_ctl_mutex);
 	/* A created or reloaded device owns the text now. */
 	if (!ret && takes_text)
 		text = NULL;

@@ -2,7 +2,8 @@
 /*
  * pdm maps: binding a parsed table to lower devices (opening them, the
  * checks that need them, stacking their limits), and printing maps back.
- * Runs under pdm_ctl_mutex.
+ * Maps are built and printed under pdm_ctl_mutex, which keeps every
+ * device's maps in place for the stack check.
  */
 #include <linux/blkdev.h>
 #include <linux/kdev_t.h>
@@ -228,6 +229,9 @@ static int pdm_map_stack(struct pdm_map *map)
  * @len:  its length
  * @err:  PDM_MSG_LEN bytes for a message on failure
  *
+ * Called with pdm_ctl_mutex held: the check that the table does not stack
+ * on @pd walks the maps of the pdm devices below.
+ *
  * Return: the map, or an ERR_PTR with nothing left open or allocated.
  */
 struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
@@ -237,6 +241,7 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 	u32 s, l;
 	int ret;
 
+	lockdep_assert_held(&pdm_ctl_mutex);
 	/* The caller is told, in @err: no warning in the log as well. */
 	map = kzalloc(sizeof(*map), GFP_KERNEL | __GFP_NOWARN);
 	if (!map) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pdm's sysfs files, in /sys/block/pdmN/pdm/.  Lock-free: the control
- * commands hold pdm_ctl_mutex across del_gendisk, which waits for these to
- * finish, so they must not take it.  The polling knobs are plain words
+ * pdm's sysfs files, in /sys/block/pdmN/pdm/.  Lock-free: remove holds the
+ * device's lock across del_gendisk, which waits for these to finish, so
+ * they must not take it.  The polling knobs are plain words
  * that poll_bio reads once per call, so they may change at any time.
  */
 #include <linux/blkdev.h>

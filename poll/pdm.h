@@ -12,6 +12,7 @@
 #include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -66,17 +67,28 @@ enum pdm_poll_mode {
 /*
  * One pdm device.
  *
- * Locking:
- * - pdm_ctl_mutex (pdm-main.c) serialises control commands and guards the
- *   device list, name, inactive and the map swap.
+ * Locking (lock order: lock, then pdm_ctl_mutex):
+ * - lock serialises the commands that change this device (reload,
+ *   suspend, resume, remove), and is held across their waits for I/O in
+ *   flight, which are killable: a device whose I/O cannot drain (a lower
+ *   pdm device suspended) holds up commands on itself only.
+ * - pdm_ctl_mutex (pdm-main.c) guards the device list and the names, and
+ *   is never held across a wait for I/O.  map and inactive change only
+ *   with both locks held, so either one is enough to read them: the
+ *   commands that only read a device (info, table, status) and the stack
+ *   check of a table being built (which walks other devices' maps) take
+ *   pdm_ctl_mutex alone.
+ * - gone is set by remove with both locks held; a command that waited for
+ *   lock checks it first.  ref counts the device list's reference and
+ *   each command's between its lookup and its end: the last put frees.
  * - map is read without a lock by the I/O path while it holds a reference
  *   on active; it is replaced only while active is dead and drained, and
  *   freed after that, so a submitter never sees it change under it.
  * - defer_lock guards suspended and deferred.  Submitters that cannot get
  *   a live active reference take it to queue their bio.
  * - open_lock guards open_count and removing: block device open and
- *   release run under the disk's open_mutex, which del_gendisk takes too,
- *   so they cannot take pdm_ctl_mutex.
+ *   release run under the disk's open_mutex, which del_gendisk takes too
+ *   (remove calls it holding lock), so they cannot take lock.
  * - requeue_lock guards requeue.  It is taken with interrupts off: the
  *   lower completions that queue a bio there may run in hard interrupt
  *   context.
@@ -86,6 +98,9 @@ struct pdm_dev {
 	char name[PDM_NAME_LEN];
 	struct gendisk *disk;
 	int minor;
+	struct mutex lock;		/* this device's changing commands */
+	refcount_t ref;
+	bool gone;			/* removed: lock and pdm_ctl_mutex */
 
 	struct pdm_map *map;
 	struct pdm_map *inactive;
@@ -220,6 +235,7 @@ extern int pdm_major;
 /* pdm-dev.c */
 extern const struct block_device_operations pdm_fops;
 struct pdm_dev *pdm_dev_find(const char *name);
+void pdm_dev_put(struct pdm_dev *pd);
 int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		   struct pdm_dev **out);
 int pdm_dev_remove(struct pdm_dev *pd, char *err);

@@ -330,3 +330,38 @@ expect_fio_clean() {
 	expect_eq "fio $1: error" 0 "$(fio_field 5)"
 	expect_eq "fio $1: KiB written and verified" "$2" "$(fio_field 47)"
 }
+
+# A command stuck in the kernel, uninterruptibly, outlives timeout(1):
+# these poll for its end instead, so that the test fails in time.
+
+# wait_ended PID SECS WHAT: PID ends within SECS seconds, its exit status
+# in RC; else the test fails.
+wait_ended() {
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		fail "$3: still running after $2 s"
+	fi
+	RC=0
+	wait "$1" || RC=$?
+}
+
+# returns_within SECS WHAT CMD...: CMD ends by itself within SECS seconds,
+# with status 0; its output in /tmp/cmd.out.
+returns_within() {
+	local secs=$1 what=$2
+	shift 2
+	"$@" >/tmp/cmd.out 2>&1 &
+	wait_ended $! "$secs" "$what"
+	[ "$RC" = 0 ] || fail "$what: exit $RC: $(cat /tmp/cmd.out)"
+	note "ok: $what returned"
+}
+
+# still_running PID WHAT: PID has not ended a second later (it waits).
+still_running() {
+	sleep 1
+	kill -0 "$1" 2>/dev/null || fail "$2: ended; it should wait"
+	note "ok: $2 waits"
+}
