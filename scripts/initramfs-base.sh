@@ -27,13 +27,14 @@ kroot=$(guest_kernel_dir "$flavour")/root
 # that put a journalling file system on pdm.
 modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
 	 ext4)
+# util-linux's blkdiscard (busybox's has no -z, for write zeroes).
 programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
-	  /usr/sbin/mke2fs)
+	  /usr/sbin/mke2fs /sbin/blkdiscard)
 
 key=$( {
 	cat "$0"
 	printf '%s\n' "${modules[@]}" "$kver"
-	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs \
+	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs util-linux \
 		"linux-image-$kver" \
 		2>/dev/null || true
 	ls -l "$kroot/boot"
