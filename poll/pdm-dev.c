@@ -136,7 +136,17 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		pd->stats = NULL;
 		goto fail;
 	}
-	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD, 0))
+	/*
+	 * One pass of pdm_map() allocates a clone per range, and those it has
+	 * issued wait on current->bio_list until it returns: with the pool's
+	 * two reserved clones on that list and the slab failing, the next
+	 * allocation would wait for them forever.  The rescuer takes them
+	 * off the list and issues them, as bio_alloc_bioset() explains, so
+	 * a blocking pass always makes progress.  (A NOWAIT pass never waits
+	 * for the pool: it fails with EAGAIN instead, see pdm-io.c.)
+	 */
+	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD,
+			BIOSET_NEED_RESCUER))
 		goto fail_ref;
 	if (mempool_init_slab_pool(&pd->remap_pool, BIO_POOL_SIZE,
 				   pdm_remap_cache))

@@ -73,20 +73,44 @@ static void pdm_end_top(struct pdm_dev *pd, struct bio *top)
 	bio_endio(top);
 }
 
-/* Free the clones of @io, and @io with them, which lives in the first. */
+static struct pdm_clone *pdm_io_first(struct pdm_io *io)
+{
+	return &container_of(io, struct pdm_io_clone, io)->clone;
+}
+
+/*
+ * Free the clones of @io still listed (a polled io's), and @io with them,
+ * which lives in the first.
+ */
 static void pdm_io_free_clones(struct pdm_io *io)
 {
-	struct pdm_io_clone *first = container_of(io, struct pdm_io_clone, io);
+	struct pdm_clone *first = pdm_io_first(io);
 	struct pdm_clone *pc, *next;
 
 	/* Stale pollers check the magic before they take a reference. */
 	WRITE_ONCE(io->magic, 0);
 	for (pc = io->clones; pc; pc = next) {
 		next = pc->next;
-		if (pc != &first->clone)
+		if (pc != first)
 			bio_put(&pc->bio);
 	}
-	bio_put(&first->clone.bio);
+	bio_put(&first->bio);
+}
+
+/*
+ * Free a NOWAIT pass that is short of a clone: none was issued, and every
+ * one is on @held, the first (which holds @io) first.
+ */
+static void pdm_io_free_held(struct pdm_io *io, struct bio_list *held)
+{
+	struct pdm_clone *first = pdm_io_first(io);
+	struct bio *clone;
+
+	WRITE_ONCE(io->magic, 0);
+	while ((clone = bio_list_pop(held)))
+		if (clone != &first->bio)
+			bio_put(clone);
+	bio_put(&first->bio);
 }
 
 /*
@@ -147,7 +171,7 @@ int pdm_io_claim(struct pdm_io *io, u64 now)
 	return 1;
 }
 
-static void pdm_io_put(struct pdm_io *io)
+void pdm_io_put(struct pdm_io *io)
 {
 	if (atomic_dec_and_test(&io->remaining))
 		pdm_io_complete(io);
@@ -173,6 +197,9 @@ static void pdm_clone_endio(struct bio *bio)
 		this_cpu_inc(io->pd->stats->found);
 	WRITE_ONCE(pc->done, true);
 	if (!published) {
+		/* Unlisted: nothing else refers to it (see struct pdm_io). */
+		if (!io->polled && pc != pdm_io_first(io))
+			bio_put(bio);
 		pdm_io_put(io);
 		return;
 	}
@@ -340,6 +367,7 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		atomic_set(&io->remaining, 1);
 		io->status = BLK_STS_OK;
 		io->published = false;
+		io->polled = top->bi_opf & REQ_POLLED;
 		io->then_data = false;
 		io->owner = current;
 		io->clones = NULL;
@@ -353,8 +381,10 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	pc = container_of(clone, struct pdm_clone, bio);
 	pc->io = io;
 	pc->done = false;
-	pc->next = io->clones;
-	io->clones = pc;
+	if (io->polled) {
+		pc->next = io->clones;
+		io->clones = pc;
+	}
 	atomic_inc(&io->remaining);
 
 	if (!empty_flush) {
@@ -620,7 +650,7 @@ out:
 		this_cpu_inc(pd->stats->nowait_again);
 		status = BLK_STS_AGAIN;
 		if (io)
-			pdm_io_free_clones(io);
+			pdm_io_free_held(io, &held);
 		io = NULL;
 	}
 	if (!io) {

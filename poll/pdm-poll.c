@@ -57,8 +57,14 @@ static int pdm_io_unwalk(struct pdm_io *io, u64 now)
  * recycled: the bio slab is SLAB_TYPESAFE_BY_RCU and our caller holds the
  * RCU read lock, so reading it is safe; the marker, then the magic and
  * back pointer, tell whether to trust it.  The reference may land on an
- * io that was recycled between the checks: that one is checked again, and
- * pdm_io_unwalk() on it is as good as on ours.
+ * io that was recycled between the checks, even on a new io of the same
+ * top bio that is not published yet (the marker seen was the old one's):
+ * after the reference (a full barrier) every check is made again, and
+ * published last.  A published io that fails them was recycled for
+ * another top bio: pdm_io_unwalk() on it is as good as on ours.  An
+ * unpublished one is its submitter's, whose reference keeps it alive: it
+ * is dropped as its clones drop theirs, and nothing else is touched (its
+ * clones may be freed as they end, see struct pdm_io).
  */
 static struct pdm_io *pdm_io_walk(struct bio *bio)
 {
@@ -66,13 +72,17 @@ static struct pdm_io *pdm_io_walk(struct bio *bio)
 
 	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
 		return NULL;
-	smp_rmb();	/* pairs with the publish in pdm_map_bio() */
+	smp_rmb();	/* pairs with the publish in pdm_map() */
 	io = READ_ONCE(bio->bi_private);
 	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio)
 		return NULL;
 	if (!atomic_inc_not_zero(&io->remaining))
 		return NULL;
+	if (!READ_ONCE(io->published)) {
+		pdm_io_put(io);
+		return NULL;
+	}
 	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio) {
 		pdm_io_unwalk(io, 0);

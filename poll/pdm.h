@@ -150,7 +150,11 @@ struct pdm_dev {
 
 /*
  * Per top bio state, kept in the front pad of its first clone, which is
- * freed last.
+ * freed last.  The clones of a polled top bio are listed in clones and
+ * freed with the first, since poll_bio walks them; those of an unpolled
+ * one are freed as each ends, so that a pass waiting for a clone from
+ * the device's pool can be given back the ones it issued (the pool's
+ * rescuer issues them, see pdm_dev_alloc()).
  *
  * remaining counts the clones not yet ended, plus one for the submitter,
  * plus one per poll_bio walking the clones.  An unpolled top bio
@@ -179,9 +183,10 @@ struct pdm_io {
 	atomic_t remaining;
 	blk_status_t status;		/* first error, racy but any will do */
 	bool published;
+	bool polled;			/* top REQ_POLLED: clones are listed */
 	bool then_data;			/* flushes first, then the data */
 	struct task_struct *owner;	/* the issuer, which polls it */
-	struct pdm_clone *clones;	/* every clone, for polling */
+	struct pdm_clone *clones;	/* every clone if polled, for poll_bio */
 	u64 start_ns;			/* hybrid: when issued; 0 if off */
 };
 
@@ -261,6 +266,7 @@ extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
 void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
+void pdm_io_put(struct pdm_io *io);
 void pdm_remap_free_drain(struct pdm_dev *pd);
 void pdm_requeue_work(struct work_struct *work);
 
