@@ -259,8 +259,10 @@ static unsigned int pdm_range_segs(const struct queue_limits *lim,
  * @q:     the lower queue
  *
  * A conservative copy of the lower queue's split rules: its max_sectors
- * (rounded as blk-mq rounds them to the physical block size), its
- * chunk_sectors, max_segments and max_segment_size, seg_boundary_mask and
+ * and chunk_sectors, the range then cut at a physical block boundary as
+ * 6.1's get_max_io_size() cuts it (whatever the bio's own size: on a 512e
+ * device a bio of max_sectors at an unaligned sector is split), its
+ * max_segments and max_segment_size, seg_boundary_mask and
  * virt_boundary_mask.  Segments are counted per bvec, never merged, so the
  * count can only be too high, never too low.
  *
@@ -273,7 +275,7 @@ static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
 	const struct queue_limits *lim = &q->limits;
 	unsigned int lbs = lim->logical_block_size >> SECTOR_SHIFT;
 	unsigned int pbs = lim->physical_block_size >> SECTOR_SHIFT;
-	unsigned int max = min(want, lim->max_sectors);
+	unsigned int max = lim->max_sectors, start, end;
 	unsigned int bytes = 0, segs = 0, fit;
 	struct bvec_iter iter = top->bi_iter;
 	struct bio_vec bv, prev = {};
@@ -281,12 +283,11 @@ static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
 	if (lim->chunk_sectors)
 		max = min_t(unsigned int, max, lim->chunk_sectors -
 			    (lsec & (lim->chunk_sectors - 1)));
-	if (pbs > 1 && max < want) {
-		unsigned int end = round_down(lsec + max, pbs) - lsec;
-
-		if (end >= lbs && end < max)
-			max = end;
-	}
+	/* The lower queue's limit, as get_max_io_size() computes it. */
+	start = lsec & (pbs - 1);
+	end = (start + max) & ~(pbs - 1);
+	max = end > start ? end - start : max & ~(lbs - 1);
+	max = min(want, max);
 
 	bio_advance_iter(top, &iter, (unsigned int)skip << SECTOR_SHIFT);
 	while (iter.bi_size && bytes < (max << SECTOR_SHIFT)) {
@@ -326,8 +327,9 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 		return pdm_fit_data(top, skip, want, lsec,
 				    bdev_get_queue(bdev));
 	case REQ_OP_DISCARD:
-	case REQ_OP_SECURE_ERASE:
 		return min_not_zero(want, bdev_max_discard_sectors(bdev));
+	case REQ_OP_SECURE_ERASE:
+		return min_not_zero(want, bdev_max_secure_erase_sectors(bdev));
 	case REQ_OP_WRITE_ZEROES:
 		return min_not_zero(want, bdev_write_zeroes_sectors(bdev));
 	default:

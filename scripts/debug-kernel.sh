@@ -37,7 +37,8 @@ base_config=$(guest_kernel_dir amd64)/root/boot/config-$KABI-amd64
 # these (and what they depend on) as modules and drops every other module.
 guest_modules=(null_blk dm_mod nvme nvme_core kyber_iosched bfq configfs
 	       crct10dif_generic crc_t10dif crct10dif_common t10_pi
-	       ext4 jbd2 mbcache crc16 crc32c_generic libcrc32c)
+	       ext4 jbd2 mbcache crc16 crc32c_generic libcrc32c
+	       loop scsi_debug sd_mod scsi_mod scsi_common)
 
 # Debug options on top of Debian's config.  KASAN generic, inline: the
 # inline checks cost more to compile but run faster than outline calls,

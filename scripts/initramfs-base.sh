@@ -24,9 +24,11 @@ kroot=$(guest_kernel_dir "$flavour")/root
 
 # In-tree modules the tests load; dependencies are resolved below.  ext4
 # and mke2fs (busybox makes only ext2, without a journal) are for the tests
-# that put a journalling file system on pdm.
+# that put a journalling file system on pdm; loop for a lower device that
+# completes in process context; scsi_debug (with sd_mod) for one whose
+# physical blocks are larger than its logical ones.
 modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
-	 ext4)
+	 ext4 loop scsi_debug sd_mod)
 # util-linux's blkdiscard (busybox's has no -z, for write zeroes).
 programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
 	  /usr/sbin/mke2fs /sbin/blkdiscard)
