@@ -25,15 +25,15 @@ done
 [ -n "$sd" ] || fail "no scsi_debug disk"
 wait_for_block "$sd"
 q=/sys/block/$sd/queue
-expect_eq "$sd logical block size" 512 "$(cat $q/logical_block_size)"
-expect_eq "$sd physical block size" 4096 "$(cat $q/physical_block_size)"
-expect_eq "$sd io_poll" 1 "$(cat $q/io_poll)"
-echo 127 >$q/max_sectors_kb
-sectors=$(cat /sys/block/$sd/size)
+expect_eq "$sd logical block size" 512 "$(cat "$q/logical_block_size")"
+expect_eq "$sd physical block size" 4096 "$(cat "$q/physical_block_size")"
+expect_eq "$sd io_poll" 1 "$(cat "$q/io_poll")"
+echo 127 >"$q/max_sectors_kb"
+sectors=$(cat "/sys/block/$sd/size")
 run modprobe pdm
 export DM_DISABLE_UDEV=1
 
-IFS=: read -r maj min </sys/block/$sd/dev
+IFS=: read -r maj min <"/sys/block/$sd/dev"
 echo 0 >$TRACEFS/tracing_on
 echo "dev == $(( (maj << 20) | min ))" \
 	>$TRACEFS/events/block/block_split/filter
