@@ -64,7 +64,7 @@ check: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
 	$(MAKE) tools
 	scripts/lint.sh
-	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm debug
+	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm rt debug
 
 demo: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1

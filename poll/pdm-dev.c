@@ -112,6 +112,7 @@ void pdm_dev_put(struct pdm_dev *pd)
 static struct pdm_dev *pdm_dev_alloc(const char *name)
 {
 	struct pdm_dev *pd;
+	int i;
 
 	pd = kzalloc(sizeof(*pd), GFP_KERNEL);
 	if (!pd)
@@ -125,6 +126,8 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	spin_lock_init(&pd->open_lock);
 	bio_list_init(&pd->deferred);
 	spin_lock_init(&pd->requeue_lock);
+	for (i = 0; i < PDM_SWEEP_LOCKS; i++)
+		spin_lock_init(&pd->sweep_lock[i]);
 	bio_list_init(&pd->requeue);
 	INIT_WORK(&pd->requeue_work, pdm_requeue_work);
 	pd->stats = alloc_percpu(struct pdm_stats);

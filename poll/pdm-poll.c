@@ -30,7 +30,7 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/ktime.h>
-#include <linux/preempt.h>
+#include <linux/spinlock.h>
 
 #include "pdm.h"
 #include "pdm-hybrid.h"
@@ -138,9 +138,10 @@ static unsigned int pdm_poll_clone(struct pdm_clone *pc,
 
 /*
  * One ->poll() pass over the poll queues of lower blk-mq queue @q, the
- * @idx'th lower device of the map.  The sweep bit of a queue is held with
- * preemption off, so a waiter in sweep_wait never spins on a preempted
- * holder.  Returns the queues polled; adds the queues skipped to @skips.
+ * @idx'th lower device of the map, each under its sweep lock (see struct
+ * pdm_dev): sweep skips a queue whose lock another poller holds, and
+ * sweep_wait waits for it.  Returns the queues polled; adds the queues
+ * skipped to @skips.
  */
 static unsigned int pdm_sweep_queue(struct pdm_dev *pd, unsigned int idx,
 				    struct request_queue *q,
@@ -156,23 +157,21 @@ static unsigned int pdm_sweep_queue(struct pdm_dev *pd, unsigned int idx,
 		return 0;
 	queue_for_each_hw_ctx(q, hctx, i) {
 		/* Queues may come and go (nr_hw_queues updates): hash. */
-		unsigned int bit = (idx * 61 + i) % PDM_SWEEP_LOCKS;
+		spinlock_t *lock =
+			&pd->sweep_lock[(idx * 8 + i) % PDM_SWEEP_LOCKS];
 
 		if (hctx->type != HCTX_TYPE_POLL)
 			continue;
-		preempt_disable();
-		if (test_and_set_bit_lock(bit, pd->sweep_busy)) {
-			if (!wait) {
-				preempt_enable();
+		if (!wait) {
+			if (!spin_trylock(lock)) {
 				(*skips)++;
 				continue;
 			}
-			while (test_and_set_bit_lock(bit, pd->sweep_busy))
-				cpu_relax();
+		} else {
+			spin_lock(lock);
 		}
 		q->mq_ops->poll(hctx, iob);
-		clear_bit_unlock(bit, pd->sweep_busy);
-		preempt_enable();
+		spin_unlock(lock);
 		polled++;
 	}
 	percpu_ref_put(&q->q_usage_counter);

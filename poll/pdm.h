@@ -62,7 +62,11 @@ enum pdm_poll_mode {
 	PDM_POLL_DIRECT,	/* remap in place; the submitter polls below */
 };
 
-#define PDM_SWEEP_LOCKS	256
+/*
+ * Sweep locks, one per lower poll queue, hashed by (lower device, queue):
+ * distinct for up to 8 devices of up to 8 poll queues each.
+ */
+#define PDM_SWEEP_LOCKS	64
 
 /*
  * One pdm device.
@@ -144,8 +148,14 @@ struct pdm_dev {
 	int poll_mode;			/* enum pdm_poll_mode */
 	bool hybrid;
 	u64 hybrid_ns[2];
-	/* sweep: a bit per lower poll queue (hashed), set while polled */
-	DECLARE_BITMAP(sweep_busy, PDM_SWEEP_LOCKS);
+	/*
+	 * sweep: held while a lower poll queue is polled.  A spinlock_t, so
+	 * that on PREEMPT_RT, where ->poll() takes sleeping locks (nvme's
+	 * cq_poll_lock, null_blk's poll_lock), it is a sleeping lock too and
+	 * sweep_wait blocks, with priority inheritance, on a preempted
+	 * holder instead of spinning on it.
+	 */
+	spinlock_t sweep_lock[PDM_SWEEP_LOCKS];
 };
 
 /*

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -d 48M -d 48M -t 400
+# rt-tier: sweep and sweep_wait lock lower poll queues whose ->poll() takes sleeping locks there
 # pdm's polling strategies over a 2-leg stripe of emulated NVMe disks:
 # crc32c verify through every poll_mode (tracked, sweep, sweep_wait,
 # direct) with and without hybrid, each round's lower bios all completed
