@@ -248,8 +248,10 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	pd = bdev->bd_disk->private_data;
 	this_cpu_inc(pd->stats->poll_calls);
 	io = pdm_io_walk(bio);
-	if (!io)
+	if (!io) {
+		this_cpu_inc(pd->stats->stale_polls);
 		return 0;
+	}
 	/* Recycled for another pdm device: its pd, not @bdev's. */
 	pd = io->pd;
 

@@ -66,6 +66,7 @@ PDM_STAT_ATTR(trylock_skips, trylock_skips);
 PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
 PDM_STAT_ATTR(nowait_again, nowait_again);
 PDM_STAT_ATTR(requeued, requeued);
+PDM_STAT_ATTR(stale_polls, stale_polls);
 
 /* "tracked [sweep] sweep_wait": the modes, the current one bracketed. */
 static ssize_t poll_mode_show(struct device *dev,
@@ -138,6 +139,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_deferred.attr,
 	&dev_attr_nowait_again.attr,
 	&dev_attr_requeued.attr,
+	&dev_attr_stale_polls.attr,
 	&dev_attr_trylock_skips.attr,
 	&dev_attr_hybrid_early_returns.attr,
 	&dev_attr_poll_mode.attr,

@@ -53,6 +53,7 @@ struct pdm_stats {
 	unsigned long hybrid_early;	/* hybrid: returned before polling */
 	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
 	unsigned long requeued;		/* polled, EAGAIN below: redone */
+	unsigned long stale_polls;	/* poll_bio on a bio not published */
 };
 
 enum pdm_poll_mode {
