@@ -35,15 +35,15 @@ flip() {
 }
 flip &
 flipper=$!
-fio --name=unpolled --filename=/dev/pdm0 --offset=32m --size=$size \
-	--offset_increment=$size --numjobs=2 --ioengine=io_uring --hipri=0 \
+fio --name=unpolled --filename=/dev/pdm0 --offset=32m --size="$size" \
+	--offset_increment="$size" --numjobs=2 --ioengine=io_uring --hipri=0 \
 	--direct=1 --rw=randwrite --bsrange=4k-64k --iodepth=16 \
 	--verify=crc32c --verify_fatal=1 --do_verify=1 --loops=2 \
 	--group_reporting --output-format=terse --terse-version=3 \
 	>/tmp/fio-unpolled.out 2>&1 &
 unpolled=$!
-fio_run polled --filename=/dev/pdm0 --offset=128m --size=$size \
-	--offset_increment=$size --numjobs=4 --ioengine=io_uring --hipri=1 \
+fio_run polled --filename=/dev/pdm0 --offset=128m --size="$size" \
+	--offset_increment="$size" --numjobs=4 --ioengine=io_uring --hipri=1 \
 	--direct=1 --rw=randwrite --bsrange=4k-64k --iodepth=16 \
 	--verify=crc32c --verify_fatal=1 --do_verify=1
 polled_kib=$(fio_field 47)

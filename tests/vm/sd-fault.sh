@@ -11,6 +11,10 @@
 #    requeues happen, every request is dispatched again, no data is lost,
 #    and the scheduler holds nothing at idle (its owned_by_driver count
 #    behaves as mq-deadline's, which 6.1 leaves raised by requeues);
+#  - null_blk drops requests unanswered (its timeout= injection): each
+#    ends by blk-mq's timeout with an error that reaches fio, nothing
+#    hangs, and the scheduler holds and owns nothing at idle, as
+#    mq-deadline;
 #  - every allocation of an elevator switch to split-deadline fails in
 #    turn (/proc/self/fail-nth with failslab and fail_page_alloc armed):
 #    a switch that fails says so, and the queue keeps working with its
@@ -58,6 +62,35 @@ for s in mq-deadline split-deadline; do
 	expect_le "$s: owned_by_driver at idle (<= requeues)" "$n" "${owned[$s]}"
 done
 set_sched nullb0 none
+
+# --- timeouts under I/O ---
+# null_blk's timeout= injection drops 2% of requests (at most 8 per
+# run) unanswered; blk-mq's timeout handler (5 s for null_blk) ends each
+# with BLK_STS_TIMEOUT.  Reads with continue_on_error: fio ends within its
+# bound with ETIMEDOUT as its first error, having seen as many I/Os fail
+# as the kernel timed out, and the scheduler holds nothing at idle and
+# owns what mq-deadline owns (nothing: a timeout is no requeue).
+for s in mq-deadline split-deadline; do
+	nullb_load queue_mode=2 submit_queues=2 gb=1 timeout=1,2,0,8
+	set_sched nullb0 $s
+	dmesg -c >/dev/null
+	fio --name="timeout-$s" --filename=/dev/nullb0 --ioengine=io_uring \
+		--direct=1 --bs=4k --rw=randread --iodepth=16 --numjobs=2 \
+		--number_ios=2000 --continue_on_error=all --group_reporting \
+		--output-format=terse --terse-version=3 \
+		>"/tmp/fio-timeout-$s.out" 2>&1 &
+	wait_ended $! 120 "fio under timeouts on $s"
+	FIO_TERSE=$(grep '^3;' "/tmp/fio-timeout-$s.out" | tail -n 1 || true)
+	n=$(dmesg | grep -c 'timed out' || true)
+	# With continue_on_error, terse output ends in total_err;first_error.
+	bad=$(echo "$FIO_TERSE" | awk -F';' '{ print $(NF - 1) }')
+	expect_ge "$s: requests timed out" 1 "$n"
+	expect_eq "$s: I/Os failed, as fio counts them" "$n" "$bad"
+	expect_eq "$s: fio's first error (ETIMEDOUT)" 110 "$(fio_field 5)"
+	expect_eq "$s: queued at idle" 0 "$(sched_sum queued)"
+	expect_eq "$s: owned_by_driver at idle" 0 "$(sched_sum owned_by_driver)"
+done
+nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1
 
 # --- every allocation of the switch failing in turn ---
 set_sched nullb0 mq-deadline
