@@ -365,3 +365,21 @@ still_running() {
 	kill -0 "$1" 2>/dev/null || fail "$2: ended; it should wait"
 	note "ok: $2 waits"
 }
+
+# failslab_arm IGNORE_GFP_WAIT CACHE_FILTER PERCENT TIMES: failslab fails
+# PERCENT% of the slab allocations of the tasks whose make-it-fail is set
+# (task-filter), at most TIMES of them, with no stack dumps; with
+# IGNORE_GFP_WAIT Y only those that may not sleep, with CACHE_FILTER Y
+# only in caches marked for it (slub_debug=A).  FAILSLAB names the
+# debugfs folder.
+FAILSLAB=$DEBUGFS/failslab
+failslab_arm() {
+	echo Y >$FAILSLAB/task-filter
+	echo "$1" >$FAILSLAB/ignore-gfp-wait
+	echo "$2" >$FAILSLAB/cache-filter
+	echo 0 >$FAILSLAB/verbose
+	echo 0 >$FAILSLAB/space
+	echo 1 >$FAILSLAB/interval
+	echo "$3" >$FAILSLAB/probability
+	echo "$4" >$FAILSLAB/times
+}

@@ -62,32 +62,31 @@ others_go_on() {
 		fail "p1 changed: $(cat /tmp/info.after)"
 }
 
-# 1: suspend pdm1 waits for its I/O, which waits in pdm0.
-stuck_io
-pdmsetup suspend p1 2>/tmp/first.err &
-first=$!
-still_running $first "suspend p1"
-others_go_on
-returns_within 10 "resume p0" pdmsetup resume p0
-wait_ended $first 10 "suspend p1"
-expect_eq "suspend p1's status" 0 "$RC"
-wait_ended $DD 10 "the read through p1"
-# The read was issued before p1's suspend and is not held back by it.
-expect_eq "the read's status" 0 "$RC"
-run pdmsetup resume p1
+# held_by_p0 WHAT CMD...: with a read through pdm1 deferred in pdm0, CMD
+# (a command on pdm1 that waits for that read) waits while everything
+# else goes on; resuming pdm0 lets CMD and the read finish.
+held_by_p0() {
+	local what=$1 first
+	shift
+	stuck_io
+	"$@" 2>/tmp/first.err &
+	first=$!
+	still_running $first "$what"
+	others_go_on
+	returns_within 10 "resume p0" pdmsetup resume p0
+	wait_ended $first 10 "$what"
+	expect_eq "$what: status" 0 "$RC"
+	wait_ended $DD 10 "the read through p1"
+	# Issued before the command, the read is not held back by it.
+	expect_eq "the read's status" 0 "$RC"
+}
 
+# 1: suspend pdm1 waits for its I/O, which waits in pdm0.
+held_by_p0 "suspend p1" pdmsetup suspend p1
+run pdmsetup resume p1
 # 2: resume with an inactive table suspends (and waits) first.
 run pdmsetup reload p1 --table "0 $((sz / 2)) linear /dev/pdm0 0"
-stuck_io
-pdmsetup resume p1 2>/tmp/first.err &
-first=$!
-still_running $first "resume p1 over an inactive table"
-others_go_on
-returns_within 10 "resume p0" pdmsetup resume p0
-wait_ended $first 10 "resume p1"
-expect_eq "resume p1's status" 0 "$RC"
-wait_ended $DD 10 "the read through p1"
-expect_eq "the read's status" 0 "$RC"
+held_by_p0 "resume p1 over an inactive table" pdmsetup resume p1
 expect_eq "p1's new size" $((sz / 2)) "$(cat /sys/block/pdm1/size)"
 
 run pdmsetup remove p1

@@ -27,15 +27,8 @@ sys=/sys/block/pdm0/pdm
 
 nullb_prefill /dev/pdm0
 
-F=$DEBUGFS/failslab
-echo Y >$F/task-filter
-echo Y >$F/ignore-gfp-wait
-echo 0 >$F/verbose
-echo 0 >$F/space
-echo 1 >$F/interval
-echo 10 >$F/probability
 TIMES=1000000
-echo $TIMES >$F/times
+failslab_arm Y N 10 $TIMES
 
 # faulty_verify NAME HIPRI: fio, with failslab armed for it, writes and
 # verifies 64 MiB, ended after 120 s (fio_bounded).
@@ -53,14 +46,14 @@ for run in tracked:1 sweep:1 tracked:0; do
 	mode=${run%:*} hipri=${run#*:}
 	echo "$mode" >$sys/poll_mode
 	before=$(cat $sys/nowait_again)
-	left=$(cat $F/times)
+	left=$(cat $FAILSLAB/times)
 	faulty_verify "$mode-hipri$hipri" "$hipri"
 	n=$(( $(cat $sys/nowait_again) - before ))
-	note "$mode, hipri=$hipri: $((left - $(cat $F/times))) allocations" \
+	note "$mode, hipri=$hipri: $((left - $(cat $FAILSLAB/times))) allocations" \
 		"failed, $n passes failed with EAGAIN"
 	expect_ge "$mode, hipri=$hipri: passes short of a clone" 1 "$n"
 done
-echo 0 >$F/probability
+echo 0 >$FAILSLAB/probability
 expect_drained f
 run pdmsetup remove f
 run rmmod pdm

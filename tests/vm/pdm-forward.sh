@@ -26,16 +26,8 @@ nullb_prefill /dev/pdm0
 marked=$(grep -l 1 /sys/kernel/slab/bio-*/failslab | wc -l)
 expect_ge "bio slabs marked for failslab" 1 "$marked"
 
-F=$DEBUGFS/failslab
-echo Y >$F/task-filter
-echo Y >$F/cache-filter
-echo N >$F/ignore-gfp-wait
-echo 0 >$F/verbose
-echo 0 >$F/space
-echo 1 >$F/interval
-echo 100 >$F/probability
 TIMES=100000000
-echo $TIMES >$F/times
+failslab_arm N Y 100 $TIMES
 
 # Not fio_bounded: a task stuck in mempool_alloc() cannot be killed, and
 # timeout(1) would wait for it.
@@ -45,12 +37,12 @@ sh -c 'echo 1 >/proc/self/make-it-fail && exec "$@"' sh \
 	--do_verify=1 --output-format=terse --terse-version=3 \
 	>/tmp/fio-sync-1m.out 2>&1 &
 wait_ended $! 150 "fio with every bio slab allocation failing"
-echo 0 >$F/probability
+echo 0 >$FAILSLAB/probability
 FIO_RC=$RC
 FIO_TERSE=$(grep '^3;' /tmp/fio-sync-1m.out | tail -n 1 || true)
 expect_fio_clean sync-1m 16384
 # 32 passes of 256 clones, and fio's own bios.
-expect_ge "bio allocations failed" 8192 $((TIMES - $(cat $F/times)))
+expect_ge "bio allocations failed" 8192 $((TIMES - $(cat $FAILSLAB/times)))
 expect_drained f
 run pdmsetup remove f
 run rmmod pdm
