@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full clone sizing is arithmetic (1.8 min on the debug kernel); the same clone paths run in the core
 # vm: -c 2
 # Clones fit a 512e lower device's limit, which 6.1 cuts at a physical
 # block boundary whatever the bio's size (get_max_io_size()).  scsi_debug
