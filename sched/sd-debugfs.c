@@ -176,6 +176,8 @@ static int sd_contention_show(void *data, struct seq_file *m)
 	seq_printf(m, "insert_lock_waits %llu\n", c.insert_lock_waits);
 	seq_printf(m, "dispatching_skips %lld\n",
 		   (long long)atomic64_read(&sd->cont.dispatch_skips));
+	seq_printf(m, "dispatch_rechecks %lld\n",
+		   (long long)atomic64_read(&sd->cont.dispatch_rechecks));
 	seq_printf(m, "staged_bio_merges %llu\n", c.staged_bio_merges);
 	seq_printf(m, "drained %llu\n", c.drained);
 	seq_printf(m, "drained_merges %llu\n", c.drained_merges);

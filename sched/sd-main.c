@@ -244,7 +244,13 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 			list_del_init(&rq->queuelist);
 			sd_insert_locked(q, sd, rq, at_head, &free);
 		}
+		WRITE_ONCE(sd->insert_gen, sd->insert_gen + 1);
 		spin_unlock(&sd->lock);
+		/*
+		 * Pairs with the barrier in sd_dispatch_request(): the insert,
+		 * then the queue run's test of SD_DISPATCHING.
+		 */
+		smp_mb();
 		blk_mq_free_requests(&free);
 		return;
 	}
@@ -592,23 +598,27 @@ static bool sd_has_queued_work(struct sdl_data *sd)
 
 /*
  * Only one CPU dispatches at a time; the others return NULL at once.  Why
- * no request is stranded: a submitter stages (or inserts) its request and
- * then runs the queue.  If that run finds SD_DISPATCHING set, either
- *  - the dispatcher has not yet dropped the flag: it re-checks for work
- *    after dropping it (the barriers here and in sd_insert_requests() order
- *    "stage, then test flag" against "clear flag, then test work", so at
- *    least one side sees the other) and dispatches again; or
- *  - blk-mq itself re-runs the queue: a run that dispatched nothing while
- *    has_work was true is re-run after BLK_MQ_BUDGET_DELAY, and a run that
- *    ran out of tags is restarted by the next completion.
+ * no request is stranded, or kept waiting: a submitter stages (or
+ * inserts) its request and then runs the queue.  If that run finds
+ * SD_DISPATCHING set, the dispatcher has not yet dropped the flag, and
+ * after dropping it, if it found nothing, it checks whether a request
+ * was staged or inserted since it looked (insert_gen): the barriers here
+ * and in sd_insert_requests() order "stage or insert, then test flag"
+ * against "clear flag, then test for new requests", so at least one side
+ * sees the other, and it dispatches again.  Left to blk-mq, such a
+ * request would wait for the re-run it schedules BLK_MQ_BUDGET_DELAY
+ * (3 ms) after a run that dispatched nothing, which mq-deadline, taking
+ * its lock on every CPU, never needs.  (A run that dispatched a request
+ * is followed by another call anyway, and one that ran out of tags is
+ * restarted by the next completion.)
  */
 static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct request_queue *q = hctx->queue;
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *rq = NULL;
+	unsigned long now, gen;
 	enum sd_prio prio;
-	unsigned long now;
 	LIST_HEAD(free);
 
 again:
@@ -620,6 +630,7 @@ again:
 
 	now = jiffies;
 	sd_lock_counted(&sd->lock, &sd->cont.dispatch_lock_waits);
+	gen = sd->insert_gen;
 	sd_drain_staged(q, sd, &free);
 	rq = sd_dispatch_aged(sd, now);
 	if (!rq) {
@@ -635,11 +646,14 @@ again:
 	blk_mq_free_requests(&free);
 
 	if (!rq) {
-		/* Pairs with the barrier in sd_insert_requests(). */
+		/* Pairs with the barriers in sd_insert_requests(). */
 		smp_mb__after_atomic();
-		if (!list_empty_careful(&sd->staged) ||
-		    !list_empty_careful(&sd->staged_head))
+		if (READ_ONCE(sd->insert_gen) != gen ||
+		    !list_empty_careful(&sd->staged) ||
+		    !list_empty_careful(&sd->staged_head)) {
+			atomic64_inc(&sd->cont.dispatch_rechecks);
 			goto again;
+		}
 	}
 	return rq;
 }

@@ -85,6 +85,7 @@ struct sd_contention {
 	u64 drained;			/* sd->lock: requests moved from staging */
 	u64 drained_merges;		/* sd->lock: drained and merged away */
 	atomic64_t dispatch_skips;	/* another CPU was dispatching */
+	atomic64_t dispatch_rechecks;	/* new requests seen after the flag */
 };
 
 /* sd->flags bits */
@@ -98,6 +99,12 @@ struct sdl_data {
 	enum sd_dir last_dir;		/* sd->lock */
 	unsigned int batching;		/* sd->lock */
 	unsigned int starved;		/* sd->lock */
+	/*
+	 * Bumped by every direct insert, under sd->lock; the dispatcher reads
+	 * it under sd->lock and again after it has dropped SD_DISPATCHING,
+	 * to see an insert whose queue run found the flag still set.
+	 */
+	unsigned long insert_gen;
 
 	/* Staged requests, in arrival order; insert_lock. */
 	spinlock_t insert_lock ____cacheline_aligned_in_smp;
