@@ -139,6 +139,25 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 		pd->stats = NULL;
 		goto fail;
 	}
+	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
+	if (pd->minor < 0) {
+		pdm_dev_free(pd);
+		return NULL;
+	}
+	return pd;
+fail:
+	mutex_destroy(&pd->lock);
+	kfree(pd);
+	return NULL;
+}
+
+/*
+ * What the I/O path needs, allocated once the table has been accepted: a
+ * refused table costs no workqueues (each has a rescuer thread).  On
+ * failure pdm_dev_free() frees what was allocated.
+ */
+static int pdm_dev_alloc_io(struct pdm_dev *pd)
+{
 	/*
 	 * One pass of pdm_map() allocates a clone per range, and those it has
 	 * issued wait on current->bio_list until it returns: with the pool's
@@ -150,28 +169,18 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	 */
 	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD,
 			BIOSET_NEED_RESCUER))
-		goto fail_ref;
+		return -ENOMEM;
 	if (mempool_init_slab_pool(&pd->remap_pool, BIO_POOL_SIZE,
 				   pdm_remap_cache))
-		goto fail_ref;
+		return -ENOMEM;
 	pd->remap_free = alloc_percpu(struct pdm_remap_list);
 	if (!pd->remap_free)
-		goto fail_ref;
-	pd->minor = ida_alloc_max(&pdm_minors, MINORMASK, GFP_KERNEL);
-	if (pd->minor < 0)
-		goto fail_ref;
+		return -ENOMEM;
 	/* Issues data that writeback waits for: it must make progress. */
 	pd->wq = alloc_workqueue("kpdm/%d", WQ_MEM_RECLAIM, 0, pd->minor);
 	if (!pd->wq)
-		goto fail_ref;
-	return pd;
-fail_ref:
-	pdm_dev_free(pd);
-	return NULL;
-fail:
-	mutex_destroy(&pd->lock);
-	kfree(pd);
-	return NULL;
+		return -ENOMEM;
+	return 0;
 }
 
 /*
@@ -239,6 +248,13 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 	map = pdm_map_build(pd, text, len, err);
 	if (IS_ERR(map)) {
 		ret = PTR_ERR(map);
+		goto put_disk;
+	}
+	ret = pdm_dev_alloc_io(pd);
+	if (ret) {
+		pdm_err(err, "%s: cannot allocate the I/O pools", name);
+		map->text = NULL;	/* the caller frees it on failure */
+		pdm_map_free(pd, map);
 		goto put_disk;
 	}
 	pd->map = map;
