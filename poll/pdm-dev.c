@@ -253,9 +253,7 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 	ret = pdm_dev_alloc_io(pd);
 	if (ret) {
 		pdm_err(err, "%s: cannot allocate the I/O pools", name);
-		map->text = NULL;	/* the caller frees it on failure */
-		pdm_map_free(pd, map);
-		goto put_disk;
+		goto free_map;
 	}
 	pd->map = map;
 	pdm_map_apply(pd, map);
@@ -264,13 +262,14 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		pdm_err(err, "%s: cannot add the disk", name);
 		pdm_unlink_failed_holders(map, disk);
 		pd->map = NULL;
-		map->text = NULL;	/* the caller frees it on failure */
-		pdm_map_free(pd, map);
-		goto put_disk;
+		goto free_map;
 	}
 	list_add_tail(&pd->node, &pdm_devs);
 	*out = pd;
 	return 0;
+free_map:
+	map->text = NULL;	/* the caller frees it on failure */
+	pdm_map_free(pd, map);
 put_disk:
 	put_disk(disk);
 free_dev:
