@@ -460,6 +460,9 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 		pd->inactive = NULL;
 		mutex_unlock(&pdm_ctl_mutex);
 		pdm_map_apply(pd, pd->map);
+		/* Learned from the old table's devices: start again. */
+		WRITE_ONCE(pd->hybrid_ns[0], 0);
+		WRITE_ONCE(pd->hybrid_ns[1], 0);
 	}
 	if (pd->suspended)
 		pdm_dev_unblock(pd);

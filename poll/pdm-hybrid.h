@@ -49,4 +49,71 @@ static inline u64 pdm_hybrid_wait(u64 est)
 	return est - est / 8;
 }
 
+/*
+ * Sleeping (hybrid "sleep", see pdm-sleep.c).  A wait shorter than
+ * PDM_SLEEP_MIN_NS beyond the learned wake-up lateness is not worth a
+ * sleep and a wake-up: it is gated, as in hybrid "gate".  No sleep is
+ * longer than twice the estimate it was computed from, nor than
+ * PDM_SLEEP_MAX_NS, so that an estimate gone wrong cannot stall I/O.
+ */
+#define PDM_SLEEP_MIN_NS	10000ULL		/* 10 us */
+#define PDM_SLEEP_MAX_NS	10000000ULL		/* 10 ms */
+/*
+ * A device whose learned lateness stops every sleep still takes one
+ * short sleep this often, so that the estimate can come down again.
+ */
+#define PDM_SLEEP_PROBE_NS	10000000ULL		/* 10 ms */
+
+/**
+ * pdm_sleep_until() - when a hybrid sleep should end
+ * @now:  when it is decided, ns
+ * @due:  the earliest time a bio it covers is due to be polled, ns
+ * @late: the learned wake-up lateness, ns (see pdm_sleep_late_next())
+ * @est:  the completion time estimate @due came from, ns
+ *
+ * The timer is set @late before @due, so that the wake-up, late as
+ * timers are, lands near @due.  Where the lateness eats the wait, the
+ * bio is gated instead: a wake-up after the completion would cost more
+ * latency than the sleep saves CPU (under TCG wake-ups are some 75 us
+ * late, so a 100 us device is not slept for).
+ *
+ * Return: the wake-up time, ns; 0 if the wait is too short to sleep.
+ */
+static inline u64 pdm_sleep_until(u64 now, u64 due, u64 late, u64 est)
+{
+	u64 limit = est > PDM_SLEEP_MAX_NS / 2 ? PDM_SLEEP_MAX_NS : 2 * est;
+
+	if (late > PDM_SLEEP_MAX_NS)
+		late = PDM_SLEEP_MAX_NS;
+	if (due <= now || due - now <= late + PDM_SLEEP_MIN_NS)
+		return 0;
+	return due - late < now + limit ? due - late : now + limit;
+}
+
+/**
+ * pdm_sleep_late_next() - the wake-up lateness after one more wake-up
+ * @est:  the current lateness estimate, ns; 0 before the first wake-up
+ * @late: how late this one woke after its timer's expiry, ns
+ *
+ * A streaming median, stepping 1/16 of itself toward each sample: the
+ * lateness is mostly the timer interrupt's and the scheduler's fixed
+ * costs, plus a tail (a vCPU the host did not run) that a mean would
+ * chase: under TCG one wake-up in a few hundred came milliseconds late,
+ * and a mean over 8 then stayed above the service time.  Here one such
+ * wake-up moves it by one step.  The first sample seeds it, at most
+ * PDM_SLEEP_MAX_NS.
+ *
+ * Return: the new estimate.
+ */
+static inline u64 pdm_sleep_late_next(u64 est, u64 late)
+{
+	if (!est)
+		return late > PDM_SLEEP_MAX_NS ? PDM_SLEEP_MAX_NS : late ?: 1;
+	if (late > est)
+		return est + est / 16 + 1;
+	if (late < est)
+		return est - est / 16;
+	return est;
+}
+
 #endif /* _PDM_HYBRID_H */

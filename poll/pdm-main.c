@@ -10,6 +10,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -354,6 +355,12 @@ destroy_cache:
 /* Every device holds a module reference, so none is left here. */
 static void __exit pdm_exit(void)
 {
+	/*
+	 * A hybrid sleep's task work drops its module reference as its last
+	 * act, and still has a few instructions to run in our text after
+	 * it: wait until every task has left them (see pdm-sleep.c).
+	 */
+	synchronize_rcu_tasks();
 	misc_deregister(&pdm_ctl_dev);
 	unregister_blkdev(pdm_major, "pdm");
 	kmem_cache_destroy(pdm_remap_cache);

@@ -21,10 +21,13 @@
  * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's expected
  * completion, poll_bio returns at once without touching a lower queue.
  * poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
- * io_uring never allows sleeping here), so the wait is made of early
- * returns, not sleep.  The wait runs from each bio's own issue time, and
- * the expected completion time is learned per device and direction from
- * polled completions (a streaming lower quartile, see pdm_hybrid_next() in
+ * io_uring never allows sleeping here), so in "gate" the wait is made of
+ * early returns; in "sleep" the first bio not due in a pass queues a task
+ * work that sleeps until the earliest of them is (pdm-sleep.c), and the
+ * wait is made of that sleep, then early returns if it woke too soon.
+ * The wait runs from each bio's own issue time, and the expected
+ * completion time is learned per device and direction from polled
+ * completions (a streaming lower quartile, see pdm_hybrid_next() in
  * pdm-hybrid.h).
  */
 #include <linux/blk-mq.h>
@@ -40,6 +43,13 @@ const char * const pdm_poll_mode_names[] = {
 	[PDM_POLL_SWEEP]	= "sweep",
 	[PDM_POLL_SWEEP_WAIT]	= "sweep_wait",
 	[PDM_POLL_DIRECT]	= "direct",
+	NULL,
+};
+
+const char * const pdm_hybrid_names[] = {
+	[PDM_HYBRID_OFF]	= "off",
+	[PDM_HYBRID_GATE]	= "gate",
+	[PDM_HYBRID_SLEEP]	= "sleep",
 	NULL,
 };
 
@@ -225,9 +235,10 @@ static unsigned int pdm_pending(struct pdm_io *io)
  *         than one clone is pending, so that no clone's queue is spun on
  *         while another's has completions
  *
- * Never sleeps, reads the clock at most once (hybrid only), allocates
- * nothing.  Return: how many of this bio's clones completed during the
- * call, plus one if the top bio completed here; 0 if nothing did.  Lower
+ * Never sleeps (in hybrid "sleep" it may queue a task work that will),
+ * reads the clock at most once (hybrid only), allocates nothing.
+ * Return: how many of this bio's clones completed during the call, plus
+ * one if the top bio completed here; 0 if nothing did.  Lower
  * completions batched in @iob complete their top bios when io_uring runs
  * the batch (see pdm_clone_endio()).
  */
@@ -236,11 +247,12 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 {
 	struct block_device *bdev = READ_ONCE(bio->bi_bdev);
 	unsigned int pending, polled = 0, skips = 0;
+	bool woke = false;
 	struct pdm_clone *pc;
 	struct pdm_dev *pd;
 	struct pdm_io *io;
+	int mode, hybrid, ret;
 	u64 now = 0;
-	int mode;
 
 	/* A recycled bio may belong to another device by now, or none. */
 	if (!bdev || bdev->bd_disk->fops != &pdm_fops)
@@ -255,13 +267,22 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	/* Recycled for another pdm device: its pd, not @bdev's. */
 	pd = io->pd;
 
+	hybrid = READ_ONCE(pd->hybrid);
+	if (hybrid == PDM_HYBRID_SLEEP)
+		woke = pdm_sleep_woke();
 	pending = pdm_pending(io);
-	if (pending && io->start_ns) {
+	if (pending && io->start_ns && hybrid) {
 		u64 est = READ_ONCE(pd->hybrid_ns[op_is_write(bio_op(bio))]);
+		u64 due = io->start_ns + pdm_hybrid_wait(est);
 
 		now = ktime_get_ns();
-		if (now - io->start_ns < pdm_hybrid_wait(est)) {
+		if (now < due) {
 			this_cpu_inc(pd->stats->hybrid_early);
+			if (woke)
+				this_cpu_inc(pd->stats->sleep_early);
+			if (hybrid == PDM_HYBRID_SLEEP &&
+			    !pdm_sleep(pd, iob, now, due, est))
+				this_cpu_inc(pd->stats->sleep_refused);
 			return pdm_io_unwalk(io, now);
 		}
 	}
@@ -281,5 +302,16 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	if (skips)
 		this_cpu_add(pd->stats->trylock_skips, skips);
 	pending -= pdm_pending(io);
-	return pending + pdm_io_unwalk(io, now);
+	ret = pending + pdm_io_unwalk(io, now);
+	/*
+	 * The first poll of a pass, io_do_iopoll()'s batch still empty: a
+	 * lower completion it reaped went either there or to a clone.
+	 */
+	if (woke) {
+		if (ret || (iob && !rq_list_empty(iob->req_list)))
+			this_cpu_inc(pd->stats->sleep_ready);
+		else
+			this_cpu_inc(pd->stats->sleep_early);
+	}
+	return ret;
 }

@@ -67,6 +67,13 @@ PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
 PDM_STAT_ATTR(nowait_again, nowait_again);
 PDM_STAT_ATTR(requeued, requeued);
 PDM_STAT_ATTR(stale_polls, stale_polls);
+PDM_STAT_ATTR(hybrid_sleeps, sleeps);
+PDM_STAT_ATTR(hybrid_slept_ns, slept_ns);
+PDM_STAT_ATTR(hybrid_late_wakeups, late_wakeups);
+PDM_STAT_ATTR(hybrid_late_ns, late_ns);
+PDM_STAT_ATTR(hybrid_sleep_ready, sleep_ready);
+PDM_STAT_ATTR(hybrid_sleep_early, sleep_early);
+PDM_STAT_ATTR(hybrid_sleep_refused, sleep_refused);
 
 /* "tracked [sweep] sweep_wait": the modes, the current one bracketed. */
 static ssize_t poll_mode_show(struct device *dev,
@@ -95,6 +102,7 @@ static ssize_t poll_mode_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(poll_mode);
 
+/* "off gate sleep" as numbers: 0, 1 or 2.  Either may be written. */
 static ssize_t hybrid_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
@@ -104,12 +112,15 @@ static ssize_t hybrid_show(struct device *dev, struct device_attribute *attr,
 static ssize_t hybrid_store(struct device *dev, struct device_attribute *attr,
 			    const char *buf, size_t count)
 {
-	bool on;
-	int ret = kstrtobool(buf, &on);
+	int i = __sysfs_match_string(pdm_hybrid_names, -1, buf);
+	unsigned int n;
 
-	if (ret)
-		return ret;
-	WRITE_ONCE(pdm_from_dev(dev)->hybrid, on);
+	if (i < 0) {
+		if (kstrtouint(buf, 10, &n) || n > PDM_HYBRID_SLEEP)
+			return -EINVAL;
+		i = n;
+	}
+	WRITE_ONCE(pdm_from_dev(dev)->hybrid, i);
 	return count;
 }
 static DEVICE_ATTR_RW(hybrid);
@@ -125,6 +136,16 @@ static ssize_t hybrid_estimate_ns_show(struct device *dev,
 			  READ_ONCE(pd->hybrid_ns[1]));
 }
 static DEVICE_ATTR_RO(hybrid_estimate_ns);
+
+/* How late hybrid sleeps wake after their timers, learned: ns. */
+static ssize_t hybrid_wake_late_ns_show(struct device *dev,
+					struct device_attribute *attr,
+					char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(pdm_from_dev(dev)->hybrid_late_ns));
+}
+static DEVICE_ATTR_RO(hybrid_wake_late_ns);
 
 static struct attribute *pdm_attrs[] = {
 	&dev_attr_name.attr,
@@ -145,6 +166,14 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_poll_mode.attr,
 	&dev_attr_hybrid.attr,
 	&dev_attr_hybrid_estimate_ns.attr,
+	&dev_attr_hybrid_wake_late_ns.attr,
+	&dev_attr_hybrid_sleeps.attr,
+	&dev_attr_hybrid_slept_ns.attr,
+	&dev_attr_hybrid_late_wakeups.attr,
+	&dev_attr_hybrid_late_ns.attr,
+	&dev_attr_hybrid_sleep_ready.attr,
+	&dev_attr_hybrid_sleep_early.attr,
+	&dev_attr_hybrid_sleep_refused.attr,
 	NULL,
 };
 

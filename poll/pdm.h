@@ -54,6 +54,20 @@ struct pdm_stats {
 	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
 	unsigned long requeued;		/* polled, EAGAIN below: redone */
 	unsigned long stale_polls;	/* poll_bio on a bio not published */
+	/* hybrid "sleep" (pdm-sleep.c) */
+	unsigned long sleeps;		/* sleeps taken */
+	unsigned long slept_ns;		/* ... and their total length */
+	unsigned long late_wakeups;	/* woke after the bio was due */
+	unsigned long late_ns;		/* ... by this much in all */
+	unsigned long sleep_ready;	/* first poll after: completed */
+	unsigned long sleep_early;	/* first poll after: nothing yet */
+	unsigned long sleep_refused;	/* not due, but gated, not slept */
+};
+
+enum pdm_hybrid_mode {
+	PDM_HYBRID_OFF,		/* classic polling */
+	PDM_HYBRID_GATE,	/* return early until a bio is due */
+	PDM_HYBRID_SLEEP,	/* sleep in task work until one is due */
 };
 
 enum pdm_poll_mode {
@@ -144,11 +158,15 @@ struct pdm_dev {
 	 * Polling policy (pdm-poll.c), set through sysfs at any time and
 	 * read once per poll_bio call.  hybrid_ns is the learned earliest
 	 * completion time per direction (0 read, 1 write); pollers update
-	 * it without a lock, and a lost update only loses one sample.
+	 * it without a lock, and a lost update only loses one sample; a new
+	 * table starts them again.  hybrid_late_ns is how late hybrid
+	 * sleeps wake, learned by their task works (pdm-sleep.c) likewise.
 	 */
 	int poll_mode;			/* enum pdm_poll_mode */
-	bool hybrid;
+	int hybrid;			/* enum pdm_hybrid_mode */
 	u64 hybrid_ns[2];
+	u64 hybrid_late_ns;
+	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
 	/*
 	 * sweep: held while a lower poll queue is polled.  A spinlock_t, so
 	 * that on PREEMPT_RT, where ->poll() takes sleeping locks (nvme's
@@ -286,6 +304,12 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags);
 void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat);
 extern const char * const pdm_poll_mode_names[];
+extern const char * const pdm_hybrid_names[];
+
+/* pdm-sleep.c */
+bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
+	       u64 due, u64 est);
+bool pdm_sleep_woke(void);
 
 /* pdm-sysfs.c */
 extern const struct attribute_group *pdm_attr_groups[];

@@ -16,6 +16,14 @@ static u64 feed(u64 est, u64 lat, int n)
 	return est;
 }
 
+/* Feed @n wake-ups @late late to the lateness estimate; return it. */
+static u64 feed_late(u64 est, u64 late, int n)
+{
+	while (n--)
+		est = pdm_sleep_late_next(est, late);
+	return est;
+}
+
 /* 1 if @v is within [@lo, @hi]. */
 static int within(u64 v, u64 lo, u64 hi)
 {
@@ -73,5 +81,55 @@ int main(void)
 	/* No overflow near the top of the range. */
 	est = pdm_hybrid_next(U64_MAX / 2, 1);
 	CHECK_EQ("large estimate falls", 1, est < U64_MAX / 2);
+
+	/*
+	 * pdm_sleep_until(): the timer is set the lateness before the due
+	 * time; a wait within the lateness plus 10 us is not slept; a sleep
+	 * never passes 2x the estimate or 10 ms.
+	 */
+	CHECK_EQ("sleep: due - late", 1000000 + 80000,
+		 pdm_sleep_until(1000000, 1100000, 20000, svc));
+	CHECK_EQ("sleep: no lateness yet", 1100000,
+		 pdm_sleep_until(1000000, 1100000, 0, svc));
+	CHECK_EQ("sleep: due passed", 0,
+		 pdm_sleep_until(1000000, 900000, 0, svc));
+	CHECK_EQ("sleep: due now", 0, pdm_sleep_until(1000000, 1000000, 0, svc));
+	CHECK_EQ("sleep: within late + 10 us", 0,
+		 pdm_sleep_until(1000000, 1030000, 20000, svc));
+	CHECK_EQ("sleep: just beyond late + 10 us", 1000000 + 11000,
+		 pdm_sleep_until(1000000, 1031000, 20000, svc));
+	CHECK_EQ("sleep: bounded by 2x the estimate", 1000000 + 2 * svc,
+		 pdm_sleep_until(1000000, 1000000 + 50 * svc, 0, svc));
+	CHECK_EQ("sleep: bounded by 10 ms", 1000000 + PDM_SLEEP_MAX_NS,
+		 pdm_sleep_until(1000000, U64_MAX / 2, 0, U64_MAX / 2));
+	CHECK_EQ("sleep: huge lateness counts 10 ms", 1000000 + 2000000,
+		 pdm_sleep_until(1000000, 1000000 + 2 * PDM_SLEEP_MAX_NS -
+				 8000000, U64_MAX, 2 * PDM_SLEEP_MAX_NS));
+	CHECK_EQ("sleep: lateness eats the wait", 0,
+		 pdm_sleep_until(1000000, 1000000 + 80000, 75000, svc));
+
+	/*
+	 * pdm_sleep_late_next(): a streaming median; one stall moves it a
+	 * step; seeded by the first sample, capped.
+	 */
+	CHECK_EQ("late: first seeds", 30000, pdm_sleep_late_next(0, 30000));
+	CHECK_EQ("late: a zero first sample", 1, pdm_sleep_late_next(0, 0));
+	CHECK_EQ("late: seed capped", PDM_SLEEP_MAX_NS,
+		 pdm_sleep_late_next(0, U64_MAX));
+	est = 0;
+	for (i = 0; i < 400; i++) {
+		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* 20-40 us, and one in 100 a 5 ms stall */
+		est = pdm_sleep_late_next(est, (lcg >> 33) % 100 ? 20000 +
+					  (lcg >> 40) % 20000 : 5000000);
+	}
+	CHECK_EQ("late: median of 20-40 us with stalls", 1,
+		 within(est, 25000, 36000));
+	est = pdm_sleep_late_next(30000, U64_MAX);
+	CHECK_EQ("late: one stall moves it a step", 1,
+		 within(est, 30000, 30000 + 30000 / 16 + 1));
+	est = feed_late(PDM_SLEEP_MAX_NS, 30000, 100);
+	CHECK_EQ("late: from a 10 ms seed to 30 us within 100 samples", 1,
+		 within(est, 28000, 32000));
 	return unit_done("hybrid");
 }

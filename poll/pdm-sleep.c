@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm's sleeping hybrid poll (hybrid = 2, "sleep"): the polling task
+ * gives its CPU back while no bio it polls can have completed.
+ *
+ * poll_bio itself may not sleep: 6.1's io_uring calls it with
+ * BLK_POLL_NOSLEEP, under rcu_read_lock() and with ctx->uring_lock held.
+ * But io_iopoll_check() runs the polling task's task work between two
+ * io_do_iopoll() passes, with uring_lock dropped, in plain process
+ * context; and when io_uring_enter() polls without a minimum, the task
+ * work runs as the task returns to user space.  So poll_bio, finding a
+ * bio whose expected completion is far enough away, queues a task work on
+ * current (task_work_add() only links it in: it may be called here) and
+ * returns without polling; the work sleeps on an hrtimer until the
+ * earliest due time of the bios polled meanwhile, less the learned
+ * wake-up lateness, and polling resumes after it.
+ *
+ * At most one sleep is queued per task: a static table of slots hashed by
+ * task, claimed by a cmpxchg of the owner from NULL and given back at the
+ * end of the work.  A task whose slot another task holds falls back to
+ * the gate.  A slot's other fields are written only by its owner, in
+ * poll_bio or in the work, which runs in the same task: no lock.  woken
+ * is the exception that proves it: set by the work as the slot is given
+ * back, it tells the task's next poll_bio that it is the first after a
+ * sleep; another task hashing to the slot may overwrite it, which loses
+ * one verdict and nothing else.
+ *
+ * Who may sleep (pdm_sleep_allowed()): a caller that passed a completion
+ * batch (6.1's only callers of bio_poll(), io_do_iopoll() and the nvme
+ * passthrough poll, both io_uring's, do), in task context, in a task that
+ * is not a kernel thread (PF_KTHREAD), not an io_uring thread
+ * (PF_IO_WORKER: SQPOLL threads and io-wq workers poll with no task work
+ * run between passes), not exiting and with no signal pending; and
+ * task_work_add() must accept the work.
+ *
+ * Lifetimes.  The work is module code on a task's list that may run after
+ * every pdm device is gone, so a queued work holds a reference on the
+ * module and one on its device (pd->ref: the device's memory and per-CPU
+ * counters, which outlive its removal until the last put).  The work
+ * drops both as its last act.  The few instructions after module_put()
+ * still run in module text: pdm_exit() waits with synchronize_rcu_tasks()
+ * for every task to pass a voluntary context switch or user mode, which a
+ * task still in that tail cannot have done.
+ */
+#include <linux/hash.h>
+#include <linux/hrtimer.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/task_work.h>
+
+#include "pdm.h"
+#include "pdm-hybrid.h"
+
+#define PDM_SLEEPER_BITS	8
+
+struct pdm_sleeper {
+	struct task_struct *owner;	/* holds the slot; NULL: free */
+	struct callback_head work;
+	struct pdm_dev *pd;		/* referenced while queued */
+	u64 wake_ns;			/* 0: sleep no more (a bio is due) */
+	u64 due_ns;			/* the earliest due time covered */
+	struct task_struct *woken;	/* slept; its next poll_bio judges */
+} ____cacheline_aligned_in_smp;
+
+static struct pdm_sleeper pdm_sleepers[1 << PDM_SLEEPER_BITS];
+
+static struct pdm_sleeper *pdm_sleeper(void)
+{
+	return &pdm_sleepers[hash_ptr(current, PDM_SLEEPER_BITS)];
+}
+
+static bool pdm_sleep_allowed(struct io_comp_batch *iob)
+{
+	return iob && in_task() &&
+	       !(current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING)) &&
+	       !signal_pending(current);
+}
+
+static void pdm_sleep_work(struct callback_head *cb)
+{
+	struct pdm_sleeper *s = container_of(cb, struct pdm_sleeper, work);
+	struct pdm_dev *pd = s->pd;
+	u64 start = ktime_get_ns(), wake = s->wake_ns, woke;
+	ktime_t expires = ns_to_ktime(wake);
+
+	if (wake > start && !signal_pending(current)) {
+		/* Interruptible: a signal ends the sleep at once. */
+		set_current_state(TASK_INTERRUPTIBLE);
+		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
+		woke = ktime_get_ns();
+		this_cpu_inc(pd->stats->sleeps);
+		this_cpu_add(pd->stats->slept_ns, woke - start);
+		/* Cut short by a signal: that says nothing of the timer. */
+		if (woke >= wake)
+			WRITE_ONCE(pd->hybrid_late_ns,
+				   pdm_sleep_late_next(READ_ONCE(pd->hybrid_late_ns),
+						       woke - wake));
+		if (woke > s->due_ns) {
+			this_cpu_inc(pd->stats->late_wakeups);
+			this_cpu_add(pd->stats->late_ns, woke - s->due_ns);
+		}
+		WRITE_ONCE(s->woken, current);
+	}
+	s->pd = NULL;
+	/* The slot's fields are done with before another task may claim it. */
+	smp_store_release(&s->owner, NULL);
+	pdm_dev_put(pd);
+	module_put(THIS_MODULE);
+}
+
+/**
+ * pdm_sleep() - cover a bio that is not due yet with a sleep
+ * @pd:  the bio's device, polled by current
+ * @iob: poll_bio's completion batch
+ * @now: ktime_get_ns(), read by the caller
+ * @due: when the bio is due to be polled
+ * @est: the completion time estimate @due came from
+ *
+ * A sleep already queued by current is moved earlier if the bio is due
+ * sooner, or called off if it is due too soon to sleep at all.
+ *
+ * Return: true if a sleep queued by current covers the bio; false if the
+ * caller should gate, as hybrid "gate" does.
+ */
+bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
+	       u64 due, u64 est)
+{
+	struct pdm_sleeper *s = pdm_sleeper();
+	u64 wake = pdm_sleep_until(now, due, READ_ONCE(pd->hybrid_late_ns),
+				   est);
+
+	if (READ_ONCE(s->owner) == current) {
+		/* Queued earlier in this pass: not run before we return. */
+		if (due < s->due_ns)
+			s->due_ns = due;
+		if (!wake)
+			s->wake_ns = 0;
+		else if (wake < s->wake_ns)
+			s->wake_ns = wake;
+		return wake != 0;
+	}
+	if (!wake) {
+		/*
+		 * Gated for the lateness alone: once in a while sleep half
+		 * the wait anyway, to learn whether wake-ups are still late.
+		 */
+		if (due <= now + PDM_SLEEP_MIN_NS ||
+		    now - READ_ONCE(pd->hybrid_probe_ns) < PDM_SLEEP_PROBE_NS)
+			return false;
+		WRITE_ONCE(pd->hybrid_probe_ns, now);
+		wake = now + (due - now) / 2;
+	}
+	if (!pdm_sleep_allowed(iob))
+		return false;
+	if (cmpxchg(&s->owner, NULL, current))
+		return false;
+	/*
+	 * The device list's reference cannot go while current polls one of
+	 * pd's bios: removal waits for them (pd->active) first.
+	 */
+	refcount_inc(&pd->ref);
+	__module_get(THIS_MODULE);
+	s->pd = pd;
+	s->wake_ns = wake;
+	s->due_ns = due;
+	init_task_work(&s->work, pdm_sleep_work);
+	if (task_work_add(current, &s->work, TWA_RESUME)) {
+		/* Exiting.  Not the last reference: see above. */
+		s->pd = NULL;
+		refcount_dec(&pd->ref);
+		module_put(THIS_MODULE);
+		/* As at the end of pdm_sleep_work(). */
+		smp_store_release(&s->owner, NULL);
+		return false;
+	}
+	return true;
+}
+
+/**
+ * pdm_sleep_woke() - is this current's first poll_bio since it slept?
+ *
+ * Return: true once after each sleep, to the first poll_bio call that
+ * asks; it then counts whether a completion was already there.
+ */
+bool pdm_sleep_woke(void)
+{
+	struct pdm_sleeper *s = pdm_sleeper();
+
+	if (READ_ONCE(s->woken) != current)
+		return false;
+	WRITE_ONCE(s->woken, NULL);
+	return true;
+}
