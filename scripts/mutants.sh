@@ -40,7 +40,7 @@ if [ ${#names[@]} = 0 ]; then
 fi
 [ ${#names[@]} -gt 0 ] || { echo "mutants: no mutants" >&2; exit 2; }
 
-kdir=/usr/src/linux-headers-$KABI-$flavour
+kdir=$(guest_kdir "$flavour")
 killed=0 survived=() broken=()
 for name in "${names[@]}"; do
 	patch=$top/tests/mutants/$name.patch
