@@ -6,9 +6,10 @@
  * time that wanders by 2x under TCG; neither shows what hybrid polling
  * saves.  Here a request on a poll queue completes at the first poll at
  * least service_us after it was issued, and one on a default queue
- * completes from an hrtimer after service_us.  No data: reads return
- * whatever the pages held, writes are dropped.  Loaded only inside the
- * test VM, as /dev/slowpoll0.
+ * completes from an hrtimer after service_us.  With data=1 it keeps what
+ * is written in memory (size_mb of it, vmalloc'ed), so that fio can
+ * verify through it; otherwise reads return whatever the pages held and
+ * writes are dropped.  Loaded only inside the test VM, as /dev/slowpoll0.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -17,9 +18,11 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
 
+/* Writable: a benchmark compares service times in one boot. */
 static unsigned int service_us = 50;
-module_param(service_us, uint, 0444);
+module_param(service_us, uint, 0644);
 MODULE_PARM_DESC(service_us, "Service time of every request, us");
 
 static unsigned int submit_queues = 1;
@@ -33,6 +36,12 @@ MODULE_PARM_DESC(poll_queues, "Poll hardware queues");
 static unsigned int size_mb = 1024;
 module_param(size_mb, uint, 0444);
 MODULE_PARM_DESC(size_mb, "Capacity, MiB");
+
+static bool data;
+module_param(data, bool, 0444);
+MODULE_PARM_DESC(data, "Keep the data written, in size_mb of memory");
+
+static u8 *slowpoll_data;		/* data=1: the disk's contents */
 
 /* Requests issued to a poll queue, in issue order: also due order. */
 struct slowpoll_queue {
@@ -63,6 +72,24 @@ static enum hrtimer_restart slowpoll_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* data=1: the data moves as the request is issued; it completes later. */
+static void slowpoll_copy(struct request *rq)
+{
+	u8 *pos = slowpoll_data + (blk_rq_pos(rq) << SECTOR_SHIFT);
+	struct req_iterator iter;
+	struct bio_vec bv;
+
+	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
+		return;
+	rq_for_each_segment(bv, rq, iter) {
+		if (req_op(rq) == REQ_OP_WRITE)
+			memcpy_from_bvec(pos, &bv);
+		else
+			memcpy_to_bvec(&bv, pos);
+		pos += bv.bv_len;
+	}
+}
+
 static blk_status_t slowpoll_queue_rq(struct blk_mq_hw_ctx *hctx,
 				      const struct blk_mq_queue_data *bd)
 {
@@ -71,12 +98,15 @@ static blk_status_t slowpoll_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct slowpoll_queue *sq = hctx->driver_data;
 
 	blk_mq_start_request(rq);
+	if (slowpoll_data)
+		slowpoll_copy(rq);
 	if (hctx->type != HCTX_TYPE_POLL) {
-		hrtimer_start(&cmd->timer, ns_to_ktime(service_us * 1000ULL),
+		hrtimer_start(&cmd->timer,
+			      ns_to_ktime(READ_ONCE(service_us) * 1000ULL),
 			      HRTIMER_MODE_REL);
 		return BLK_STS_OK;
 	}
-	cmd->due_ns = ktime_get_ns() + service_us * 1000ULL;
+	cmd->due_ns = ktime_get_ns() + READ_ONCE(service_us) * 1000ULL;
 	spin_lock(&sq->lock);
 	list_add_tail(&cmd->node, &sq->due);
 	spin_unlock(&sq->lock);
@@ -172,9 +202,16 @@ static int __init slowpoll_init(void)
 
 	if (!submit_queues || !size_mb)
 		return -EINVAL;
+	if (data) {
+		slowpoll_data = vzalloc((size_t)size_mb << 20);
+		if (!slowpoll_data)
+			return -ENOMEM;
+	}
 	slowpoll_queues = kcalloc(nr, sizeof(*slowpoll_queues), GFP_KERNEL);
-	if (!slowpoll_queues)
+	if (!slowpoll_queues) {
+		vfree(slowpoll_data);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nr; i++) {
 		spin_lock_init(&slowpoll_queues[i].lock);
 		INIT_LIST_HEAD(&slowpoll_queues[i].due);
@@ -222,6 +259,7 @@ unregister:
 	unregister_blkdev(slowpoll_major, "slowpoll");
 free_queues:
 	kfree(slowpoll_queues);
+	vfree(slowpoll_data);
 	return ret;
 }
 
@@ -232,6 +270,7 @@ static void __exit slowpoll_exit(void)
 	blk_mq_free_tag_set(&slowpoll_set);
 	unregister_blkdev(slowpoll_major, "slowpoll");
 	kfree(slowpoll_queues);
+	vfree(slowpoll_data);
 }
 
 module_init(slowpoll_init);

@@ -1,0 +1,196 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -d 48M -d 48M -t 900
+# pdm's hybrid "sleep" (pdm-sleep.c):
+#  0. crc32c verify through every hybrid mode (off, gate, sleep), linear
+#     and 2-leg striped, at QD1 and QD32, over null_blk's poll queues
+#     (which complete at the first poll: the wait is too short to sleep)
+#     and over emulated NVMe.  Then, over the test-only slowpoll disk with
+#     a 1 ms service time and its data kept (data=1):
+#  1. the same verify; in sleep, sleeps happen and each was judged by its
+#     task's next poll (completion ready, or not yet);
+#  2. the polling thread's CPU time per I/O at QD1 (fio's own usr+sys),
+#     sleep against classic polling in the same boot: below half;
+#  3. SIGINT to a fio that sleeps ends it within 5 s;
+#  4. an SQPOLL ring never sleeps (its poller is an io_uring thread with
+#     no task work run between passes) and still completes every I/O;
+#  5. while hybrid sleeps run, remove and rmmod are refused (busy), and
+#     right after fio exits both succeed: 5 rounds, no crash (the debug
+#     tier reports a sleep in atomic context or a use-after-free).
+# On the debug kernel, whose checks distort timing, step 2 asserts only
+# that sleeps happened, not the CPU ratio.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+
+# 0. null_blk (its polled writes stay in the prefilled first 64 MiB, see
+# nullb_prefill) and NVMe.
+verify() {
+	fio_run "$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --rw=randwrite --bs=4k --iodepth="$2" --size="$3" \
+		--verify=crc32c --verify_fatal=1 --do_verify=1
+	expect_eq "$1: KiB verified = written" "$(fio_field 47)" \
+		"$(fio_field 6)"
+}
+verify_modes() {
+	local hybrid
+	for hybrid in off gate sleep; do
+		echo $hybrid >/sys/block/pdm0/pdm/hybrid
+		verify "$1-$hybrid-qd1" 1 512k
+		verify "$1-$hybrid-qd32" 32 2m
+	done
+}
+nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 gb=1 \
+	memory_backed=1
+nullb_prefill /dev/nullb0
+nullb_prefill /dev/nullb1
+run modprobe nvme poll_queues=1
+wait_for_block nvme0n1
+wait_for_block nvme1n1
+run modprobe pdm
+for lower in nullb0:nullb1 nvme0n1:nvme1n1; do
+	a=${lower%%:*} b=${lower#*:}
+	run pdmsetup create h0 --table "0 $((32 * 2048)) linear /dev/$a 0" >/dev/null
+	verify_modes "$a-linear"
+	run pdmsetup remove h0
+	run pdmsetup create h0 --table "0 $((2 * 32 * 2048)) striped 2 16 /dev/$a 0 /dev/$b 0" >/dev/null
+	verify_modes "$a-striped"
+	run pdmsetup remove h0
+done
+run rmmod pdm
+
+svc=1000
+run modprobe blkfast-slowpoll service_us=$svc size_mb=64 data=1
+wait_for_block slowpoll0
+sz=$(cat /sys/block/slowpoll0/size)
+half=$((sz / 2))
+run modprobe pdm
+sys=/sys/block/pdm0/pdm
+stat_of() { cat $sys/"$1"; }
+
+# The knob: names or numbers in, numbers out; anything else refused.
+run pdmsetup create hs --table "0 $sz linear /dev/slowpoll0 0" >/dev/null
+expect_eq "default hybrid" 0 "$(stat_of hybrid)"
+for v in "gate 1" "sleep 2" "off 0" "2 2" "1 1" "0 0"; do
+	read -r in out <<<"$v"
+	echo "$in" >$sys/hybrid || fail "hybrid '$in' refused"
+	expect_eq "hybrid after '$in'" "$out" "$(stat_of hybrid)"
+done
+for bad in 3 -1 nap; do
+	if echo "$bad" >$sys/hybrid 2>/dev/null; then
+		fail "hybrid accepted '$bad'"
+	fi
+done
+expect_eq "hybrid after refusals" 0 "$(stat_of hybrid)"
+run pdmsetup remove hs
+
+# 1. Verify: linear over the whole disk, striped over its two halves.
+for table in "linear:0 $sz linear /dev/slowpoll0 0" \
+	"striped:0 $((2 * (half - 8))) striped 2 8 /dev/slowpoll0 0 /dev/slowpoll0 $half"; do
+	name=${table%%:*}
+	run pdmsetup create hs --table "${table#*:}" >/dev/null
+	for hybrid in off gate sleep; do
+		echo $hybrid >$sys/hybrid
+		s0=$(stat_of hybrid_sleeps) r0=$(stat_of hybrid_sleep_ready)
+		e0=$(stat_of hybrid_sleep_early)
+		verify "$name-$hybrid-qd1" 1 1m
+		verify "$name-$hybrid-qd32" 32 4m
+		sleeps=$(( $(stat_of hybrid_sleeps) - s0 ))
+		judged=$(( $(stat_of hybrid_sleep_ready) - r0 +
+			   $(stat_of hybrid_sleep_early) - e0 ))
+		if [ $hybrid = sleep ]; then
+			note "$name: $sleeps sleeps, $judged judged; totals: refused $(stat_of hybrid_sleep_refused), early returns $(stat_of hybrid_early_returns), estimates $(stat_of hybrid_estimate_ns), lateness $(stat_of hybrid_wake_late_ns) ns, late $(stat_of hybrid_late_wakeups) by $(stat_of hybrid_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
+			expect_ge "$name: sleeps" 100 "$sleeps"
+			# Each sleep judged by its task's next poll, but for
+			# those whose verdict another task's overwrote.
+			expect_le "$name: sleeps judged" "$sleeps" "$judged"
+			expect_ge "$name: sleeps judged (90%)" \
+				$((sleeps * 9 / 10)) "$judged"
+		else
+			expect_eq "$name-$hybrid: sleeps" 0 "$sleeps"
+		fi
+	done
+	run pdmsetup remove hs
+done
+
+# 2. CPU per I/O at QD1: 2000 reads, classic then sleep then classic.
+run pdmsetup create hs --table "0 $sz linear /dev/slowpoll0 0" >/dev/null
+cpu_per_io() {
+	echo "$2" >$sys/hybrid
+	fio_run "cpu-$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --rw=randread --bs=4k --iodepth=1 --number_ios=2000 \
+		--size=32m
+	# usr% + sys% of the runtime (ms), per I/O, in us
+	awk -v u="$(fio_field 88)" -v s="$(fio_field 89)" \
+		-v ms="$(fio_field 9)" -v n="$(fio_field 8)" \
+		-v ios=2000 'BEGIN {
+			sub(/%/, "", u); sub(/%/, "", s)
+			printf "%d\n", (u + s) / 100 * ms * 1000 / ios
+		}'
+}
+c1=$(cpu_per_io classic1 off)
+s0=$(stat_of hybrid_sleeps) t0=$(stat_of hybrid_slept_ns)
+z=$(cpu_per_io sleep sleep)
+sleeps=$(( $(stat_of hybrid_sleeps) - s0 ))
+slept=$(( $(stat_of hybrid_slept_ns) - t0 ))
+c2=$(cpu_per_io classic2 off)
+note "CPU per I/O (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept / 1000000)) ms slept; late wake-ups $(stat_of hybrid_late_wakeups), lateness learned $(stat_of hybrid_wake_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
+expect_ge "QD1 sleeps (one per read at least, less 5%)" 1900 "$sleeps"
+classic=$(( c1 < c2 ? c1 : c2 ))
+if ! grep -q blkfast.debug_tier= /proc/cmdline; then
+	expect_le "sleep's CPU per I/O x2 <= classic's (the lower of two runs)" \
+		"$classic" $((z * 2))
+	# The sleeping is in process context, where the time goes: more
+	# than half of the service time of the 2000 reads was slept.
+	expect_ge "slept (ms)" $((2000 * svc / 1000 / 2)) $((slept / 1000000))
+fi
+
+# 3. SIGINT to a sleeping fio.
+echo sleep >$sys/hybrid
+fio --name=sig --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --rw=randread --bs=4k --iodepth=1 --time_based --runtime=60 \
+	>/tmp/sig.out 2>&1 &
+fpid=$!
+s0=$(stat_of hybrid_sleeps)
+for _ in $(seq 50); do
+	[ "$(stat_of hybrid_sleeps)" -gt $((s0 + 100)) ] && break
+	sleep 0.1
+done
+expect_ge "sleeps before the signal" $((s0 + 100)) "$(stat_of hybrid_sleeps)"
+kill -INT $fpid
+wait_ended $fpid 5 "fio after SIGINT"
+
+# 4. SQPOLL: the poller is an io_uring thread.
+s0=$(stat_of hybrid_sleeps) f0=$(stat_of hybrid_sleep_refused)
+fio_run sqpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --sqthread_poll=1 --rw=randread --bs=4k --iodepth=4 \
+	--number_ios=500 --size=32m
+expect_eq "sqpoll: KiB read" 2000 "$(fio_field 6)"
+expect_eq "sqpoll: sleeps" 0 $(( $(stat_of hybrid_sleeps) - s0 ))
+expect_ge "sqpoll: refused (gated instead)" 100 \
+	$(( $(stat_of hybrid_sleep_refused) - f0 ))
+run pdmsetup remove hs
+run rmmod pdm
+
+# 5. Remove and unload around sleeping I/O.
+for round in 1 2 3 4 5; do
+	run modprobe pdm
+	run pdmsetup create hs --table "0 $sz linear /dev/slowpoll0 0" >/dev/null
+	echo sleep >$sys/hybrid
+	fio --name=unload --filename=/dev/pdm0 --ioengine=io_uring \
+		--direct=1 --hipri=1 --rw=randread --bs=4k --iodepth=1 \
+		--time_based --runtime=1 --size=32m >/tmp/unload.out 2>&1 &
+	fpid=$!
+	for _ in $(seq 50); do
+		[ "$(stat_of hybrid_sleeps)" -gt 10 ] && break
+		sleep 0.1
+	done
+	expect_ge "round $round: sleeps under way" 11 "$(stat_of hybrid_sleeps)"
+	expect_fail "Device or resource busy" pdmsetup remove hs
+	expect_fail "in use" rmmod pdm
+	wait $fpid || { cat /tmp/unload.out; fail "round $round: fio failed"; }
+	# At once: the last sleep's task work ran as fio exited.
+	run pdmsetup remove hs
+	run rmmod pdm
+done
+run rmmod blkfast-slowpoll
+echo "PASS"
