@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
 # Zoned sequential writes at QD>1 from several jobs through split-deadline
-# (zone write locking) complete without a write error, as with mq-deadline.
+# (zone write locking) complete without a write error, as with mq-deadline;
+# and the zone write lock really holds: block_rq_issue/block_rq_complete
+# traced on the device never show two writes in flight to one zone, under
+# either scheduler, while each job had 8 writes to give its zone.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -10,12 +13,45 @@ nullb_load queue_mode=2 zoned=1 zone_size=16 zone_nr_conv=0 gb=1 memory_backed=1
 	submit_queues=2
 grep -q split-deadline /sys/block/nullb0/queue/scheduler ||
 	modprobe split-deadline
+IFS=: read -r maj min </sys/block/nullb0/dev
+zone_sectors=$((16 * 2048))
+echo 0 >$TRACEFS/tracing_on
+echo 8192 >$TRACEFS/buffer_size_kb
+for e in block_rq_issue block_rq_complete; do
+	echo "dev == $(( (maj << 20) | min ))" >$TRACEFS/events/block/$e/filter
+	echo 1 >$TRACEFS/events/block/$e/enable
+done
 for s in mq-deadline split-deadline; do
 	set_sched nullb0 "$s"
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
 	fio_run "zoned-$s" --filename=/dev/nullb0 --ioengine=io_uring \
 		--direct=1 --zonemode=zbd --bs=16k --rw=write --iodepth=8 \
 		--numjobs=4 --offset_increment=256m --size=64m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
 	expect_eq "$s: write KiB" $((4 * 64 * 1024)) "$(fio_field 47)"
+	echo 0 >$TRACEFS/tracing_on
+	grep -q 'LOST' $TRACEFS/trace && fail "$s: trace buffer overran"
+	# "... block_rq_issue: 259,0 W 16384 () 32768 + 32 [fio]";
+	# block_rq_complete has no byte count.
+	read -r writes most <<<"$(awk -v zs=$zone_sectors '
+		/ block_rq_(issue|complete): / && $0 ~ / W[A-Z]* / {
+			for (i = 1; i <= NF; i++) if ($i == "+") break
+			z = int($(i - 1) / zs)
+			if ($0 ~ /block_rq_issue:/) {
+				n++
+				if (++fly[z] > most) most = fly[z]
+			} else if (fly[z] > 0) {
+				fly[z]--
+			}
+		}
+		END { print n + 0, most + 0 }' $TRACEFS/trace)"
+	note "$s: $writes writes issued, at most $most in flight to one zone"
+	expect_ge "$s: writes traced" 4096 "$writes"
+	expect_eq "$s: most writes in flight to one zone" 1 "$most"
+done
+for e in block_rq_issue block_rq_complete; do
+	echo 0 >$TRACEFS/events/block/$e/enable
+	echo 0 >$TRACEFS/events/block/$e/filter
 done
 echo "PASS"

@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
+# vm: -c 2
+# fifo_batch, side by side with mq-deadline, seen in the dispatch order:
+# a random read flood and a random write flood (QD32 each) on the slow
+# pair (1 ms per request, 2 tags), writes_starved=1 so that writes get
+# every other batch decision, no expiry.  block_rq_issue traced per
+# device gives the runs of same-direction dispatches: a write run is one
+# write batch, which holds fifo_batch requests unless the sort order
+# runs out; two batches may run into one when no read was queued at the
+# decision between them (mq-deadline showed a run of 11 at fifo_batch 4).
+# For fifo_batch 4 and 12, under either scheduler: the median and the
+# most common write run are fifo_batch long; split-deadline's median
+# equals mq-deadline's.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+
+sd_slow_pair
+declare -A devt
+for d in nullb0 nullb1; do
+	echo 60000 >/sys/block/$d/queue/iosched/read_expire
+	echo 1 >/sys/block/$d/queue/iosched/writes_starved
+	IFS=: read -r maj min </sys/block/$d/dev
+	devt[$d]="$maj,$min"
+done
+echo 0 >$TRACEFS/tracing_on
+echo 4096 >$TRACEFS/buffer_size_kb
+echo 1 >$TRACEFS/events/block/block_rq_issue/enable
+
+for fb in 4 12; do
+	jobs=()
+	for d in nullb0 nullb1; do
+		echo $fb >/sys/block/$d/queue/iosched/fifo_batch
+		common=("--filename=/dev/$d" --direct=1 --bs=4k
+			--ioengine=libaio --iodepth=32 --size=256m --runtime=2
+			--time_based)
+		jobs+=("--name=reads-$d" "${common[@]}" --rw=randread
+			"--name=writes-$d" "${common[@]}" --rw=randwrite
+			--offset=256m)
+	done
+	echo >$TRACEFS/trace
+	echo 1 >$TRACEFS/tracing_on
+	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
+		>/tmp/batch.out 2>&1 || { cat /tmp/batch.out; fail "fio failed"; }
+	echo 0 >$TRACEFS/tracing_on
+	grep -q 'LOST' $TRACEFS/trace && fail "fb=$fb: trace buffer overran"
+	declare -A median
+	for d in nullb0 nullb1; do
+		s=${SD_PAIR[$d]}
+		# Write run lengths, in dispatch order; the last run may be
+		# cut by the end of the trace and is left out.
+		awk -v dev="${devt[$d]}" '
+			/ block_rq_issue: / && $0 ~ (" " dev " ") {
+				for (i = 1; i <= NF; i++) if ($i == dev) break
+				w = $(i + 1) ~ /W/
+				if (w) { run++; next }
+				if (run) print run
+				run = 0
+			}' $TRACEFS/trace | sort -n >/tmp/runs-$d
+		n=$(wc -l </tmp/runs-$d)
+		med=$(awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }' /tmp/runs-$d)
+		mode=$(uniq -c /tmp/runs-$d | sort -k1,1nr | awk 'NR == 1 { print $2 }')
+		max=$(tail -n 1 /tmp/runs-$d)
+		median[$s]=$med
+		note "$s fifo_batch=$fb: $n write runs, median $med, most often $mode, longest $max"
+		expect_ge "$s fb=$fb: write runs traced" 20 "$n"
+		expect_eq "$s fb=$fb: median write run" $fb "$med"
+		expect_eq "$s fb=$fb: most common write run" $fb "$mode"
+	done
+	expect_eq "fb=$fb: split-deadline's median write run = mq-deadline's" \
+		"${median[mq-deadline]}" "${median[split-deadline]}"
+done
+echo 0 >$TRACEFS/events/block/block_rq_issue/enable
+set_sched nullb0 none
+set_sched nullb1 none
+echo "PASS"
