@@ -122,7 +122,7 @@ pinning() {
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
-sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4
+sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4 hybrid_cpus=2
 if [ $report_only = 0 ]; then
 	# 1. Schedulers: its own driver, one boot per vCPU count.
 	if [ $host = 1 ]; then
@@ -145,6 +145,12 @@ if [ $report_only = 0 ]; then
 	mapfile -t extra < <(args_for poll)
 	run_guest poll "-c $poll_cpus -p -d 256M -t 1800" "$here/bench-poll-guest.sh" \
 		reps="$reps" secs="$secs" "${extra[@]}"
+	# 4. Hybrid polling: classic, gate, sleep and IRQ, one job and one
+	# per vCPU.
+	mapfile -t extra < <(args_for hybrid)
+	run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
+		"$here/bench-hybrid-guest.sh" reps="$reps" secs="$secs" \
+		"${extra[@]}"
 fi
 t1=$(date +%s)
 
@@ -250,6 +256,12 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	echo "vCPU threads: $(pinning "$out/poll.log" $poll_cpus)."
 	echo
 	section poll
+	echo
+	echo "## Hybrid polling: classic, gate, sleep, IRQ"
+	echo
+	echo "vCPU threads: $(pinning "$out/hybrid.log" $hybrid_cpus)."
+	echo
+	section hybrid
 } >"$report"
 cat "$report"
 echo "bench: report in $report" >&2

@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Hybrid polling benchmark, run inside the VM by scripts/bench.sh: pdm
+# linear over a lower device with real service time on its poll queue,
+# 4k random reads, IRQ (hipri=0) against polling with hybrid off
+# ("classic"), "gate" and "sleep", over the test-only slowpoll disk at
+# 100 us and at 1 ms (tests/modules/blkfast-slowpoll.c; skipped, saying
+# why, where it does not load) and over QEMU's NVMe, at QD1 and QD32, one
+# job and one job per vCPU.  Configurations are interleaved, rotated per
+# repeat; medians.  Per configuration: IOPS, the polling threads' CPU per
+# I/O (fio's usr and sys, us), and the guest's idle share of all CPU time
+# over the run (/proc/stat).
+#
+# Arguments (KEY=VALUE): reps=5 secs=2
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+# shellcheck source=tests/vm/bench-lib.sh
+. "$(dirname "$0")/tests/bench-lib.sh"
+
+REPS=5 SECS=2
+for a in "$@"; do
+	case $a in
+	reps=*) REPS=${a#*=} ;;
+	secs=*) SECS=${a#*=} ;;
+	*) fail "unknown argument '$a'" ;;
+	esac
+done
+ncpu=$(nproc)
+
+run modprobe nvme poll_queues=1
+wait_for_block nvme0n1
+run modprobe pdm
+run pdmsetup create nv --table "0 $(cat /sys/block/nvme0n1/size) linear /dev/nvme0n1 0" >/dev/null
+declare -A dev=([nvme]=pdm0)
+lowers=(nvme)
+slowpoll_skipped=''
+if why=$(modprobe blkfast-slowpoll service_us=100 2>&1); then
+	wait_for_block slowpoll0
+	run pdmsetup create sp --table "0 $(cat /sys/block/slowpoll0/size) linear /dev/slowpoll0 0" >/dev/null
+	dev[sp100]=pdm1 dev[sp1000]=pdm1
+	lowers=(sp100 sp1000 nvme)
+else
+	why=${why:-modprobe blkfast-slowpoll failed}
+	slowpoll_skipped=${why//$'\n'/; }
+fi
+
+# idle_ticks: the guest's idle and total CPU ticks so far.
+idle_ticks() {
+	awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i
+		print $5 + $6, t }' /proc/stat
+}
+
+modes=(irq classic gate sleep)
+declare -A USR SYS IDLE
+configs=()
+for l in "${lowers[@]}"; do
+	for qd in 1 32; do
+		for j in 1 "$ncpu"; do
+			for m in "${modes[@]}"; do
+				configs+=("$l qd$qd j$j $m")
+			done
+		done
+	done
+done
+for rep in $(seq "$REPS"); do
+	for k in $(bench_rotate "${#configs[@]}" "$rep"); do
+		c=${configs[$k]}
+		read -r l qd j m <<<"$c"
+		d=${dev[$l]}
+		case $l in sp*) echo "${l#sp}" >/sys/module/blkfast_slowpoll/parameters/service_us ;; esac
+		h=off hipri=1
+		case $m in
+		irq) hipri=0 ;;
+		gate | sleep) h=$m ;;
+		esac
+		echo "$h" >/sys/block/"$d"/pdm/hybrid
+		# The estimate of the last configuration on this device is
+		# not this one's: a short run learns it first.
+		fio_run warm --filename=/dev/"$d" --ioengine=io_uring --direct=1 \
+			--bs=4k --rw=randread --iodepth="${qd#qd}" --hipri=$hipri \
+			--number_ios=200 --size=256m
+		read -r i0 t0 <<<"$(idle_ticks)"
+		bench_fio "$c" --filename=/dev/"$d" --ioengine=io_uring \
+			--direct=1 --bs=4k --rw=randread --iodepth="${qd#qd}" \
+			--numjobs="${j#j}" --hipri=$hipri --size=256m \
+			--runtime="$SECS" --time_based
+		read -r i1 t1 <<<"$(idle_ticks)"
+		read -r u s <<<"$(echo "$FIO_TERSE" | awk -F';' -v j="${j#j}" \
+			'{ printf "%.2f %.2f", $88 * j * 10000 / $8, $89 * j * 10000 / $8 }')"
+		USR[$c]+=" $u" SYS[$c]+=" $s"
+		IDLE[$c]+=" $(awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) \
+			'BEGIN { printf "%.1f", t ? 100 * i / t : 0 }')"
+	done
+done
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'
+}
+echo
+for l in "${lowers[@]}"; do
+	case $l in
+	sp100) what="slowpoll, 100 us service time" ;;
+	sp1000) what="slowpoll, 1 ms service time" ;;
+	nvme) what="QEMU NVMe (1 poll queue)" ;;
+	esac
+	echo "### Hybrid polling: pdm linear over $what, 4k randread, $ncpu vCPUs, $REPS x ${SECS}s"
+	echo
+	echo "| QD | jobs | mode | IOPS (median) | vs classic | CPU us/IO usr | sys | total | vs classic | guest idle % |"
+	echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+	for qd in 1 32; do
+		for j in 1 "$ncpu"; do
+			base="$l qd$qd j$j classic"
+			for m in "${modes[@]}"; do
+				c="$l qd$qd j$j $m"
+				echo "| $qd | $j | $m | $(bench_median "$c") | $(bench_ratio "$c" "$base") | $(median "${USR[$c]}") | $(median "${SYS[$c]}") | $(median "${BENCH_CPU[$c]}") | $(ratio "$(median "${BENCH_CPU[$c]}")" "$(median "${BENCH_CPU[$base]}")") | $(median "${IDLE[$c]}") |"
+			done
+		done
+	done
+	echo
+done
+[ -z "$slowpoll_skipped" ] || echo "- slowpoll rows skipped: $slowpoll_skipped"
+for d in pdm0 pdm1; do
+	[ -d /sys/block/$d ] || continue
+	echo "- $d: sleeps $(cat /sys/block/$d/pdm/hybrid_sleeps), late wake-ups $(cat /sys/block/$d/pdm/hybrid_late_wakeups), learned wake-up lateness $(cat /sys/block/$d/pdm/hybrid_wake_late_ns) ns, first poll after a sleep found a completion $(cat /sys/block/$d/pdm/hybrid_sleep_ready) / not yet $(cat /sys/block/$d/pdm/hybrid_sleep_early) times"
+done
+echo "PASS"
