@@ -18,14 +18,7 @@
 # shellcheck source=tests/vm/bench-lib.sh
 . "$(dirname "$0")/tests/bench-lib.sh"
 
-REPS=5 SECS=2
-for a in "$@"; do
-	case $a in
-	reps=*) REPS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "$@"
 ncpu=$(nproc)
 
 run modprobe nvme poll_queues=1

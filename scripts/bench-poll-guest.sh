@@ -27,14 +27,7 @@
 # shellcheck source=tests/vm/bench-lib.sh
 . "$(dirname "$0")/tests/bench-lib.sh"
 
-REPS=5 SECS=2
-for a in "$@"; do
-	case $a in
-	reps=*) REPS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "$@"
 [ "$(nproc)" -ge 3 ] || fail "needs 3 vCPUs for 3 pollers, has $(nproc)"
 
 nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 \

@@ -9,6 +9,22 @@
 
 declare -A BENCH_IOPS BENCH_CPU BENCH_EXTRA
 
+# bench_args ARGS...: a guest script's KEY=VALUE arguments, reps= and
+# secs=, into REPS (default 5) and SECS (default 2); anything else fails.
+# shellcheck disable=SC2034 # read by the guest scripts that source this
+REPS=5 SECS=2
+bench_args() {
+	local a
+	for a in "$@"; do
+		# shellcheck disable=SC2034 # as above
+		case $a in
+		reps=*) REPS=${a#*=} ;;
+		secs=*) SECS=${a#*=} ;;
+		*) fail "unknown argument '$a'" ;;
+		esac
+	done
+}
+
 # bench_fio CONFIG FIO-ARGS...: one repeat of CONFIG.  Records read IOPS
 # and usr+sys CPU microseconds per I/O (terse fields 8, 88, 89; fio's CPU
 # percentages are per job, so they are scaled by the job count).

@@ -228,6 +228,22 @@ sched_balanced() {
 	note "$d: mq-deadline at idle:$bad"
 }
 
+# sd_floods QD: in SD_FLOODS, fio arguments for a 2 s random read flood
+# and a random write flood, 4k direct at depth QD each, on each device of
+# the slow pair (the writes in the 256 MiB above the reads).
+sd_floods() {
+	local d common
+	SD_FLOODS=()
+	for d in nullb0 nullb1; do
+		common=("--filename=/dev/$d" --direct=1 --bs=4k
+			--ioengine=libaio --iodepth="$1" --size=256m --runtime=2
+			--time_based)
+		SD_FLOODS+=("--name=reads-$d" "${common[@]}" --rw=randread
+			"--name=writes-$d" "${common[@]}" --rw=randwrite
+			--offset=256m)
+	done
+}
+
 # set_sched DEV NAME: select an I/O scheduler and check that it took.
 set_sched() {
 	sched_balanced "$1"

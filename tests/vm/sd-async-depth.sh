@@ -19,20 +19,14 @@ sd_slow_pair
 lines() { wc -l <"$DEBUGFS/block/$1/sched/$2"; }
 declare -A wmax rmax
 for ad in 8 128; do
-	jobs=()
 	for d in nullb0 nullb1; do
 		echo $ad >/sys/block/$d/queue/iosched/async_depth
 		expect_eq "$d async_depth" $ad \
 			"$(cat /sys/block/$d/queue/iosched/async_depth)"
-		common=("--filename=/dev/$d" --direct=1 --bs=4k
-			--ioengine=libaio --iodepth=64 --size=256m --runtime=2
-			--time_based)
-		jobs+=("--name=reads-$d" "${common[@]}" --rw=randread
-			"--name=writes-$d" "${common[@]}" --rw=randwrite
-			--offset=256m)
 		wmax[$d]=0 rmax[$d]=0
 	done
-	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
+	sd_floods 64
+	fio --output-format=terse --terse-version=3 "${SD_FLOODS[@]}" \
 		>/tmp/ad.out 2>&1 &
 	fpid=$!
 	while kill -0 $fpid 2>/dev/null; do

@@ -29,19 +29,13 @@ echo 4096 >$TRACEFS/buffer_size_kb
 echo 1 >$TRACEFS/events/block/block_rq_issue/enable
 
 for fb in 4 12; do
-	jobs=()
 	for d in nullb0 nullb1; do
 		echo $fb >/sys/block/$d/queue/iosched/fifo_batch
-		common=("--filename=/dev/$d" --direct=1 --bs=4k
-			--ioengine=libaio --iodepth=32 --size=256m --runtime=2
-			--time_based)
-		jobs+=("--name=reads-$d" "${common[@]}" --rw=randread
-			"--name=writes-$d" "${common[@]}" --rw=randwrite
-			--offset=256m)
 	done
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
-	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
+	sd_floods 32
+	fio --output-format=terse --terse-version=3 "${SD_FLOODS[@]}" \
 		>/tmp/batch.out 2>&1 || { cat /tmp/batch.out; fail "fio failed"; }
 	echo 0 >$TRACEFS/tracing_on
 	grep -q 'LOST' $TRACEFS/trace && fail "fb=$fb: trace buffer overran"

@@ -34,18 +34,12 @@ stat_field() { awk -v f="$2" '{ print $f }' /sys/block/"$1"/stat; }
 # writes_starved 1 first: "starved" is not reset when the tunable changes.
 declare -A share r0 w0 maxst
 for ws in 1 8; do
-	jobs=()
 	for d in nullb0 nullb1; do
 		echo "$ws" >/sys/block/$d/queue/iosched/writes_starved
 		r0[$d]=$(stat_field $d 1) w0[$d]=$(stat_field $d 5) maxst[$d]=0
-		common=("--filename=/dev/$d" --direct=1 --bs=4k
-			--ioengine=libaio --iodepth=32 --size=256m --runtime=2
-			--time_based)
-		jobs+=("--name=reads-$d" "${common[@]}" --rw=randread
-			"--name=writes-$d" "${common[@]}" --rw=randwrite
-			--offset=256m)
 	done
-	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
+	sd_floods 32
+	fio --output-format=terse --terse-version=3 "${SD_FLOODS[@]}" \
 		>/tmp/starved.out 2>&1 &
 	fpid=$!
 	while kill -0 $fpid 2>/dev/null; do
