@@ -116,4 +116,29 @@ static inline u64 pdm_sleep_late_next(u64 est, u64 late)
 	return est;
 }
 
+/**
+ * pdm_sleep_extra_next() - the wake-up margin after one more verdict
+ * @extra: the margin added to the lateness, ns
+ * @ready: the first poll after the sleep found a completion already there
+ *
+ * The lateness alone misses what the sleep did not see: with many bios
+ * in flight, a sleep for the next bio due can outlast an older one that
+ * was due, polled and not done yet, whose completion then waits for the
+ * wake-up.  The verdicts say so: a completion found ready at the first
+ * poll after a sleep means the sleep ended late.  Each such verdict
+ * widens the margin by an eighth plus 2 us, each "not yet" narrows it by
+ * a thirty-second: it settles where about one sleep in nine ends late,
+ * and where sleeps keep ending late it grows until the waits are gated
+ * (and probed) instead.
+ *
+ * Return: the new margin, at most PDM_SLEEP_MAX_NS.
+ */
+static inline u64 pdm_sleep_extra_next(u64 extra, bool ready)
+{
+	if (!ready)
+		return extra - extra / 32;
+	extra += extra / 8 + 2000;
+	return extra > PDM_SLEEP_MAX_NS ? PDM_SLEEP_MAX_NS : extra;
+}
+
 #endif /* _PDM_HYBRID_H */

@@ -279,7 +279,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		if (now < due) {
 			this_cpu_inc(pd->stats->hybrid_early);
 			if (woke)
-				this_cpu_inc(pd->stats->sleep_early);
+				pdm_sleep_judge(pd, false);
 			if (hybrid == PDM_HYBRID_SLEEP &&
 			    !pdm_sleep(pd, iob, now, due, est))
 				this_cpu_inc(pd->stats->sleep_refused);
@@ -307,11 +307,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	 * The first poll of a pass, io_do_iopoll()'s batch still empty: a
 	 * lower completion it reaped went either there or to a clone.
 	 */
-	if (woke) {
-		if (ret || (iob && !rq_list_empty(iob->req_list)))
-			this_cpu_inc(pd->stats->sleep_ready);
-		else
-			this_cpu_inc(pd->stats->sleep_early);
-	}
+	if (woke)
+		pdm_sleep_judge(pd, ret || (iob && !rq_list_empty(iob->req_list)));
 	return ret;
 }

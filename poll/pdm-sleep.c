@@ -13,7 +13,8 @@
  * current (task_work_add() only links it in: it may be called here) and
  * returns without polling; the work sleeps on an hrtimer until the
  * earliest due time of the bios polled meanwhile, less the learned
- * wake-up lateness, and polling resumes after it.
+ * wake-up lateness and a margin learned from how the sleeps ended
+ * (pdm_sleep_judge()), and polling resumes after it.
  *
  * At most one sleep is queued per task: a static table of slots hashed by
  * task, claimed by a cmpxchg of the owner from NULL and given back at the
@@ -126,8 +127,9 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	       u64 due, u64 est)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
-	u64 wake = pdm_sleep_until(now, due, READ_ONCE(pd->hybrid_late_ns),
-				   est);
+	u64 late = READ_ONCE(pd->hybrid_late_ns) +
+		   READ_ONCE(pd->hybrid_extra_ns);
+	u64 wake = pdm_sleep_until(now, due, late, est);
 
 	if (READ_ONCE(s->owner) == current) {
 		/* Queued earlier in this pass: not run before we return. */
@@ -174,6 +176,23 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 		return false;
 	}
 	return true;
+}
+
+/**
+ * pdm_sleep_judge() - count the verdict on current's last sleep
+ * @pd:    the device whose bio the first poll after it was for
+ * @ready: that poll found a completion already there (slept too long)
+ *
+ * Also moves the wake-up margin (see pdm_sleep_extra_next()).
+ */
+void pdm_sleep_judge(struct pdm_dev *pd, bool ready)
+{
+	if (ready)
+		this_cpu_inc(pd->stats->sleep_ready);
+	else
+		this_cpu_inc(pd->stats->sleep_early);
+	WRITE_ONCE(pd->hybrid_extra_ns,
+		   pdm_sleep_extra_next(READ_ONCE(pd->hybrid_extra_ns), ready));
 }
 
 /**

@@ -147,6 +147,16 @@ static ssize_t hybrid_wake_late_ns_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(hybrid_wake_late_ns);
 
+/* What the sleeps' verdicts add to the lateness, learned: ns. */
+static ssize_t hybrid_wake_margin_ns_show(struct device *dev,
+					  struct device_attribute *attr,
+					  char *buf)
+{
+	return sysfs_emit(buf, "%llu\n",
+			  READ_ONCE(pdm_from_dev(dev)->hybrid_extra_ns));
+}
+static DEVICE_ATTR_RO(hybrid_wake_margin_ns);
+
 static struct attribute *pdm_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_suspended.attr,
@@ -167,6 +177,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_hybrid.attr,
 	&dev_attr_hybrid_estimate_ns.attr,
 	&dev_attr_hybrid_wake_late_ns.attr,
+	&dev_attr_hybrid_wake_margin_ns.attr,
 	&dev_attr_hybrid_sleeps.attr,
 	&dev_attr_hybrid_slept_ns.attr,
 	&dev_attr_hybrid_late_wakeups.attr,

@@ -160,12 +160,14 @@ struct pdm_dev {
 	 * completion time per direction (0 read, 1 write); pollers update
 	 * it without a lock, and a lost update only loses one sample; a new
 	 * table starts them again.  hybrid_late_ns is how late hybrid
-	 * sleeps wake, learned by their task works (pdm-sleep.c) likewise.
+	 * sleeps wake, learned by their task works (pdm-sleep.c) likewise,
+	 * and hybrid_extra_ns the margin the sleeps' verdicts add to it.
 	 */
 	int poll_mode;			/* enum pdm_poll_mode */
 	int hybrid;			/* enum pdm_hybrid_mode */
 	u64 hybrid_ns[2];
 	u64 hybrid_late_ns;
+	u64 hybrid_extra_ns;		/* margin from the sleeps' verdicts */
 	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
 	/*
 	 * sweep: held while a lower poll queue is polled.  A spinlock_t, so
@@ -310,6 +312,7 @@ extern const char * const pdm_hybrid_names[];
 bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	       u64 due, u64 est);
 bool pdm_sleep_woke(void);
+void pdm_sleep_judge(struct pdm_dev *pd, bool ready);
 
 /* pdm-sysfs.c */
 extern const struct attribute_group *pdm_attr_groups[];

@@ -131,5 +131,28 @@ int main(void)
 	est = feed_late(PDM_SLEEP_MAX_NS, 30000, 100);
 	CHECK_EQ("late: from a 10 ms seed to 30 us within 100 samples", 1,
 		 within(est, 28000, 32000));
+
+	/*
+	 * pdm_sleep_extra_next(): "ready" widens by 1/8 + 2 us, "not yet"
+	 * narrows by 1/32; about one in nine ready holds it; always ready
+	 * reaches the 10 ms cap, never ready decays toward 0.
+	 */
+	CHECK_EQ("extra: ready from 0", 2000, pdm_sleep_extra_next(0, true));
+	CHECK_EQ("extra: ready", 80000 + 10000 + 2000,
+		 pdm_sleep_extra_next(80000, true));
+	CHECK_EQ("extra: not yet", 80000 - 2500,
+		 pdm_sleep_extra_next(80000, false));
+	est = 0;
+	for (i = 0; i < 200; i++)
+		est = pdm_sleep_extra_next(est, true);
+	CHECK_EQ("extra: always ready caps", PDM_SLEEP_MAX_NS, est);
+	for (i = 0; i < 400; i++)
+		est = pdm_sleep_extra_next(est, false);
+	CHECK_EQ("extra: never ready decays below 1% of the cap", 1,
+		 est < PDM_SLEEP_MAX_NS / 100);
+	est = 0;
+	for (i = 0; i < 9000; i++)
+		est = pdm_sleep_extra_next(est, i % 9 == 0);
+	CHECK_EQ("extra: one in nine ready holds it small", 1, est < 100000);
 	return unit_done("hybrid");
 }
