@@ -129,14 +129,17 @@ static inline u64 pdm_sleep_late_next(u64 est, u64 late)
  * widens the margin by an eighth plus 2 us, each "not yet" narrows it by
  * a thirty-second: it settles where about one sleep in nine ends late,
  * and where sleeps keep ending late it grows until the waits are gated
- * (and probed) instead.
+ * (and probed) instead.  A probe (@probe: a sleep taken although the
+ * margin said gate) that ends before its completion halves the margin:
+ * the workload changed (say from QD32 to QD1), and at one probe per 10 ms
+ * a thirty-second at a time it would take a second to notice.
  *
  * Return: the new margin, at most PDM_SLEEP_MAX_NS.
  */
-static inline u64 pdm_sleep_extra_next(u64 extra, bool ready)
+static inline u64 pdm_sleep_extra_next(u64 extra, bool ready, bool probe)
 {
 	if (!ready)
-		return extra - extra / 32;
+		return probe ? extra / 2 : extra - extra / 32;
 	extra += extra / 8 + 2000;
 	return extra > PDM_SLEEP_MAX_NS ? PDM_SLEEP_MAX_NS : extra;
 }

@@ -247,7 +247,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 {
 	struct block_device *bdev = READ_ONCE(bio->bi_bdev);
 	unsigned int pending, polled = 0, skips = 0;
-	bool woke = false;
+	int woke = 0;
 	struct pdm_clone *pc;
 	struct pdm_dev *pd;
 	struct pdm_io *io;
@@ -279,7 +279,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		if (now < due) {
 			this_cpu_inc(pd->stats->hybrid_early);
 			if (woke)
-				pdm_sleep_judge(pd, false);
+				pdm_sleep_judge(pd, woke, false);
 			if (hybrid == PDM_HYBRID_SLEEP &&
 			    !pdm_sleep(pd, iob, now, due, est))
 				this_cpu_inc(pd->stats->sleep_refused);
@@ -308,6 +308,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	 * lower completion it reaped went either there or to a clone.
 	 */
 	if (woke)
-		pdm_sleep_judge(pd, ret || (iob && !rq_list_empty(iob->req_list)));
+		pdm_sleep_judge(pd, woke,
+				ret || (iob && !rq_list_empty(iob->req_list)));
 	return ret;
 }

@@ -60,7 +60,9 @@ struct pdm_sleeper {
 	struct pdm_dev *pd;		/* referenced while queued */
 	u64 wake_ns;			/* 0: sleep no more (a bio is due) */
 	u64 due_ns;			/* the earliest due time covered */
+	bool probe;			/* a probe: the margin said gate */
 	struct task_struct *woken;	/* slept; its next poll_bio judges */
+	bool woken_probe;		/* ... and the sleep was a probe */
 } ____cacheline_aligned_in_smp;
 
 static struct pdm_sleeper pdm_sleepers[1 << PDM_SLEEPER_BITS];
@@ -100,6 +102,7 @@ static void pdm_sleep_work(struct callback_head *cb)
 			this_cpu_inc(pd->stats->late_wakeups);
 			this_cpu_add(pd->stats->late_ns, woke - s->due_ns);
 		}
+		WRITE_ONCE(s->woken_probe, s->probe);
 		WRITE_ONCE(s->woken, current);
 	}
 	s->pd = NULL;
@@ -130,6 +133,7 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	u64 late = READ_ONCE(pd->hybrid_late_ns) +
 		   READ_ONCE(pd->hybrid_extra_ns);
 	u64 wake = pdm_sleep_until(now, due, late, est);
+	bool probe;
 
 	if (READ_ONCE(s->owner) == current) {
 		/* Queued earlier in this pass: not run before we return. */
@@ -141,7 +145,8 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 			s->wake_ns = wake;
 		return wake != 0;
 	}
-	if (!wake) {
+	probe = !wake;
+	if (probe) {
 		/*
 		 * Gated for the lateness alone: once in a while sleep half
 		 * the wait anyway, to learn whether wake-ups are still late.
@@ -165,6 +170,7 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	s->pd = pd;
 	s->wake_ns = wake;
 	s->due_ns = due;
+	s->probe = probe;
 	init_task_work(&s->work, pdm_sleep_work);
 	if (task_work_add(current, &s->work, TWA_RESUME)) {
 		/* Exiting.  Not the last reference: see above. */
@@ -181,32 +187,37 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 /**
  * pdm_sleep_judge() - count the verdict on current's last sleep
  * @pd:    the device whose bio the first poll after it was for
+ * @woke:  pdm_sleep_woke()'s answer, not 0
  * @ready: that poll found a completion already there (slept too long)
  *
  * Also moves the wake-up margin (see pdm_sleep_extra_next()).
  */
-void pdm_sleep_judge(struct pdm_dev *pd, bool ready)
+void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
 {
 	if (ready)
 		this_cpu_inc(pd->stats->sleep_ready);
 	else
 		this_cpu_inc(pd->stats->sleep_early);
 	WRITE_ONCE(pd->hybrid_extra_ns,
-		   pdm_sleep_extra_next(READ_ONCE(pd->hybrid_extra_ns), ready));
+		   pdm_sleep_extra_next(READ_ONCE(pd->hybrid_extra_ns), ready,
+					woke == PDM_WOKE_PROBED));
 }
 
 /**
  * pdm_sleep_woke() - is this current's first poll_bio since it slept?
  *
- * Return: true once after each sleep, to the first poll_bio call that
- * asks; it then counts whether a completion was already there.
+ * Return: PDM_WOKE_SLEPT, or PDM_WOKE_PROBED after a probe, once after
+ * each sleep, to the first poll_bio call that asks (it then judges the
+ * sleep, see pdm_sleep_judge()); else 0.
  */
-bool pdm_sleep_woke(void)
+int pdm_sleep_woke(void)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
+	int woke;
 
 	if (READ_ONCE(s->woken) != current)
-		return false;
+		return 0;
+	woke = READ_ONCE(s->woken_probe) ? PDM_WOKE_PROBED : PDM_WOKE_SLEPT;
 	WRITE_ONCE(s->woken, NULL);
-	return true;
+	return woke;
 }

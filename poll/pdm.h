@@ -311,8 +311,10 @@ extern const char * const pdm_hybrid_names[];
 /* pdm-sleep.c */
 bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	       u64 due, u64 est);
-bool pdm_sleep_woke(void);
-void pdm_sleep_judge(struct pdm_dev *pd, bool ready);
+#define PDM_WOKE_SLEPT	1
+#define PDM_WOKE_PROBED	2
+int pdm_sleep_woke(void);
+void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready);
 
 /* pdm-sysfs.c */
 extern const struct attribute_group *pdm_attr_groups[];
