@@ -228,6 +228,19 @@ sched_balanced() {
 	note "$d: mq-deadline at idle:$bad"
 }
 
+# trace_complete WHAT: the trace buffer kept every event written since it
+# was last cleared (its header's entries-in-buffer = entries-written): an
+# overwritten ring loses the oldest events without a LOST mark.
+trace_complete() {
+	local kept
+	kept=$(sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' \
+		$TRACEFS/trace | head -n 1)
+	[ -n "$kept" ] || fail "$1: no entries line in the trace header"
+	read -r a b <<<"$kept"
+	[ "$a" = "$b" ] ||
+		fail "$1: trace buffer overran: $a of $b events kept"
+}
+
 # sd_floods QD: in SD_FLOODS, fio arguments for a 2 s random read flood
 # and a random write flood, 4k direct at depth QD each, on each device of
 # the slow pair (the writes in the 256 MiB above the reads).

@@ -135,6 +135,7 @@ expect_eq "probe hits missed" "topend 0 cloneend 0 remapend 0" \
 	"$(awk '$1 ~ /^(topend|cloneend|remapend)$/ { printf "%s%s %s", \
 		n++ ? " " : "", $1, $3 }' $TRACEFS/kprobe_profile)"
 grep -q 'LOST' $TRACEFS/trace && fail "trace buffer overran"
+trace_complete "suspend cycles"
 awk '
 	/tracing_mark_write: suspended/ {
 		printf "ended %d %d\n", $NF, ended
