@@ -145,6 +145,8 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 			s->wake_ns = wake;
 		return wake != 0;
 	}
+	if (!pdm_sleep_allowed(iob))
+		return false;
 	probe = !wake;
 	if (probe) {
 		/*
@@ -157,8 +159,6 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 		WRITE_ONCE(pd->hybrid_probe_ns, now);
 		wake = now + (due - now) / 2;
 	}
-	if (!pdm_sleep_allowed(iob))
-		return false;
 	if (cmpxchg(&s->owner, NULL, current))
 		return false;
 	/*
