@@ -45,7 +45,7 @@ idle_ticks() {
 }
 
 modes=(irq classic gate sleep)
-declare -A USR SYS IDLE
+declare -A IDLE
 configs=()
 for l in "${lowers[@]}"; do
 	for qd in 1 32; do
@@ -79,17 +79,11 @@ for rep in $(seq "$REPS"); do
 			--numjobs="${j#j}" --hipri=$hipri --size=256m \
 			--runtime="$SECS" --time_based
 		read -r i1 t1 <<<"$(idle_ticks)"
-		read -r u s <<<"$(echo "$FIO_TERSE" | awk -F';' -v j="${j#j}" \
-			'{ printf "%.2f %.2f", $88 * j * 10000 / $8, $89 * j * 10000 / $8 }')"
-		USR[$c]+=" $u" SYS[$c]+=" $s"
 		IDLE[$c]+=" $(awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) \
 			'BEGIN { printf "%.1f", t ? 100 * i / t : 0 }')"
 	done
 done
 
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'
-}
 echo
 for l in "${lowers[@]}"; do
 	case $l in
@@ -106,7 +100,7 @@ for l in "${lowers[@]}"; do
 			base="$l qd$qd j$j classic"
 			for m in "${modes[@]}"; do
 				c="$l qd$qd j$j $m"
-				echo "| $qd | $j | $m | $(bench_median "$c") | $(bench_ratio "$c" "$base") | $(median "${USR[$c]}") | $(median "${SYS[$c]}") | $(median "${BENCH_CPU[$c]}") | $(ratio "$(median "${BENCH_CPU[$c]}")" "$(median "${BENCH_CPU[$base]}")") | $(median "${IDLE[$c]}") |"
+				echo "| $qd | $j | $m | $(bench_median "$c") | $(bench_ratio "$c" "$base") | $(median "${BENCH_USR[$c]}") | $(median "${BENCH_SYS[$c]}") | $(median "${BENCH_CPU[$c]}") | $(ratio "$(median "${BENCH_CPU[$c]}")" "$(median "${BENCH_CPU[$base]}")") | $(median "${IDLE[$c]}") |"
 			done
 		done
 	done

@@ -184,10 +184,9 @@ for lower in nvme slowpoll; do
 	bench_table "$lower qd1 classic" "lower polls/IO" "${hyb[@]/#/$lower }"
 	echo
 	for qd in qd1 qd32; do
-		echo "- $qd hybrid/classic: IOPS $(bench_ratio "$lower $qd hybrid" "$lower $qd classic"), lower polls/IO $(awk \
-			-v a="$(median "${BENCH_EXTRA["$lower $qd hybrid"]}")" \
-			-v b="$(median "${BENCH_EXTRA["$lower $qd classic"]}")" \
-			'BEGIN { printf "%.2fx", b ? a / b : 0 }')"
+		echo "- $qd hybrid/classic: IOPS $(bench_ratio "$lower $qd hybrid" "$lower $qd classic"), lower polls/IO $(ratio \
+			"$(median "${BENCH_EXTRA["$lower $qd hybrid"]}")" \
+			"$(median "${BENCH_EXTRA["$lower $qd classic"]}")")"
 	done
 	echo "- learned read estimate: ${est_r[$lower]} ns"
 	echo

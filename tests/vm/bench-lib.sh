@@ -7,7 +7,7 @@
 # strings; repeats of all configurations are meant to be interleaved by
 # the caller.
 
-declare -A BENCH_IOPS BENCH_CPU BENCH_EXTRA
+declare -A BENCH_IOPS BENCH_CPU BENCH_USR BENCH_SYS BENCH_EXTRA
 
 # bench_args ARGS...: a guest script's KEY=VALUE arguments, reps= and
 # secs=, into REPS (default 5) and SECS (default 2); anything else fails.
@@ -26,10 +26,11 @@ bench_args() {
 }
 
 # bench_fio CONFIG FIO-ARGS...: one repeat of CONFIG.  Records read IOPS
-# and usr+sys CPU microseconds per I/O (terse fields 8, 88, 89; fio's CPU
-# percentages are per job, so they are scaled by the job count).
+# and CPU microseconds per I/O, usr+sys and each apart (terse fields 8,
+# 88, 89; fio's CPU percentages are per job, so they are scaled by the
+# job count).
 bench_fio() {
-	local config=$1 jobs=1 a io cpu
+	local config=$1 jobs=1 a io usr sys cpu
 	shift
 	for a in "$@"; do
 		case $a in --numjobs=*) jobs=${a#*=} ;; esac
@@ -37,10 +38,13 @@ bench_fio() {
 	fio_run bench "$@" --group_reporting
 	io=$(fio_field 8)
 	[ "$io" -gt 0 ] || fail "$config: no I/O"
-	cpu=$(echo "$FIO_TERSE" | awk -F';' -v j="$jobs" \
-		'{ printf "%.2f", ($88 + $89) * j * 10000 / $8 }')
+	read -r usr sys cpu <<<"$(echo "$FIO_TERSE" | awk -F';' -v j="$jobs" \
+		'{ u = $88 * j * 10000 / $8; s = $89 * j * 10000 / $8
+		   printf "%.2f %.2f %.2f", u, s, u + s }')"
 	BENCH_IOPS[$config]+=" $io"
 	BENCH_CPU[$config]+=" $cpu"
+	BENCH_USR[$config]+=" $usr"
+	BENCH_SYS[$config]+=" $sys"
 	echo "run: $config iops=$io cpu_us/io=$cpu"
 }
 
@@ -62,10 +66,14 @@ bench_median() {
 	median "${BENCH_IOPS[$1]}"
 }
 
+# ratio A B: A over B, as "0.00x" ("0.00x" if B is 0).
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'
+}
+
 # bench_ratio A B: median IOPS of A over that of B, as "0.00x".
 bench_ratio() {
-	awk -v a="$(bench_median "$1")" -v b="$(bench_median "$2")" \
-		'BEGIN { printf "%.2fx", b ? a / b : 0 }'
+	ratio "$(bench_median "$1")" "$(bench_median "$2")"
 }
 
 # bench_table BASELINE EXTRA-TITLE CONFIGS...: a markdown table, one row
