@@ -152,10 +152,17 @@ static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 	/* A requeued zoned write gives back its zone write lock. */
 	blk_req_zone_write_unlock(rq);
 
-	/* Count a request once, however often it is requeued. */
+	/*
+	 * Count a request once, however often it is requeued; a requeued
+	 * one is back from the driver, so it is dispatched no more.
+	 * (6.1's mq-deadline counts every dispatch, and its debugfs
+	 * owned_by_driver is left raised by one per requeue.)
+	 */
 	if (!rq->elv.priv[0]) {
 		pp->stats.inserted++;
 		rq->elv.priv[0] = (void *)(uintptr_t)1;
+	} else {
+		pp->stats.dispatched--;
 	}
 
 	if (blk_mq_sched_try_insert_merge(q, rq, free))

@@ -199,6 +199,11 @@ sd_slow_pair() {
 	done
 }
 
+# sched_of DEV: the name of DEV's current I/O scheduler.
+sched_of() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/"$1"/queue/scheduler
+}
+
 # sched_balanced DEV: if DEV runs split-deadline or mq-deadline (the
 # reference) and stays idle (no request in flight, so none owned by the
 # driver and, once the scheduler has had its chance, none queued), its
@@ -209,7 +214,7 @@ sd_slow_pair() {
 # never switched away from.)  set_sched runs it before every switch.
 sched_balanced() {
 	local d=$1 cur r w f v bad
-	cur=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/block/"$d"/queue/scheduler)
+	cur=$(sched_of "$d")
 	case $cur in mq-deadline | split-deadline) ;; *) return 0 ;; esac
 	for _ in $(seq 10); do
 		read -r r w </sys/block/"$d"/inflight
@@ -217,6 +222,9 @@ sched_balanced() {
 		[ "$r $w" = "0 0" ] || return 0
 		bad=''
 		for f in queued owned_by_driver; do
+			# debugfs files are best effort: a switch under
+			# fault injection may have had none created.
+			[ -r "$DEBUGFS/block/$d/sched/$f" ] || return 0
 			v=$(cat "$DEBUGFS/block/$d/sched/$f")
 			[ "$v" = "0 0 0" ] || bad+=" $f '$v'"
 		done
@@ -232,7 +240,7 @@ sched_balanced() {
 # was last cleared (its header's entries-in-buffer = entries-written): an
 # overwritten ring loses the oldest events without a LOST mark.
 trace_complete() {
-	local kept
+	local kept a b
 	kept=$(sed -n 's/^# entries-in-buffer\/entries-written: \([0-9]*\)\/\([0-9]*\).*/\1 \2/p' \
 		$TRACEFS/trace | head -n 1)
 	[ -n "$kept" ] || fail "$1: no entries line in the trace header"

@@ -107,7 +107,7 @@ for n in $(seq 1 400); do
 		echo split-deadline >/sys/block/nullb0/queue/scheduler || exit 2
 		read -r left </proc/self/fail-nth || exit 1
 		[ "${left:-0}" -gt 0 ] || exit 1) 2>/dev/null || rc=$?
-	cur=$(sed 's/.*\[\(.*\)\].*/\1/' /sys/block/nullb0/queue/scheduler)
+	cur=$(sched_of nullb0)
 	case $rc in
 	0)
 		# The switch finished before its n-th call: all were tried.
