@@ -2,7 +2,7 @@
 /*
  * split-deadline's debugfs files (block/<dev>/sched/): mq-deadline's set,
  * plus "staged" (requests waiting on the staging lists) and "contention"
- * (per lock, how often it was found busy).
+ * (how often the dispatch lock was found busy, and by whom).
  */
 #include <linux/blk-mq.h>
 #include <linux/seq_file.h>
@@ -79,7 +79,21 @@ SD_LIST_SEQ(write2_fifo, &sd->lock,
 SD_LIST_SEQ(dispatch0, &sd->lock, &sd->per_prio[0].dispatch);
 SD_LIST_SEQ(dispatch1, &sd->lock, &sd->per_prio[1].dispatch);
 SD_LIST_SEQ(dispatch2, &sd->lock, &sd->per_prio[2].dispatch);
-SD_LIST_SEQ(staged, &sd->insert_lock, &sd->staged);
+
+/* Staged requests, newest first: only sd->lock's holder takes them off. */
+static int sd_staged_show(void *data, struct seq_file *m)
+{
+	struct sdl_data *sd = sd_of(data);
+	struct request *rq;
+
+	spin_lock(&sd->lock);
+	llist_for_each_entry(rq, READ_ONCE(sd->staged_head.first), ipi_list)
+		__blk_mq_debugfs_rq_show(m, rq);
+	llist_for_each_entry(rq, READ_ONCE(sd->staged.first), ipi_list)
+		__blk_mq_debugfs_rq_show(m, rq);
+	spin_unlock(&sd->lock);
+	return 0;
+}
 
 static int sd_next_rq_show(void *data, struct seq_file *m,
 			   enum sd_prio prio, enum sd_dir dir)
@@ -152,35 +166,32 @@ static int sd_owned_by_driver_show(void *data, struct seq_file *m)
 	return sd_show_per_prio(data, m, sdl_owned_by_driver);
 }
 
+/* Each line is named after its struct sd_contention field. */
+#define SD_SHOW_COUNT(m, cont, field)					\
+	seq_printf(m, #field " %llu\n", (unsigned long long)(cont).field)
+#define SD_SHOW_ATOMIC(m, cont, field)					\
+	seq_printf(m, #field " %lld\n",				\
+		   (long long)atomic64_read(&(cont).field))
+
 static int sd_contention_show(void *data, struct seq_file *m)
 {
 	struct sdl_data *sd = sd_of(data);
-	struct sd_contention c;
+	struct sd_contention locked;
 
+	/* A copy, for the counters sd->lock owns. */
 	spin_lock(&sd->lock);
-	c.dispatch_lock_waits = sd->cont.dispatch_lock_waits;
-	c.drained = sd->cont.drained;
-	c.drained_merges = sd->cont.drained_merges;
+	locked.dispatch_lock_waits = sd->cont.dispatch_lock_waits;
+	locked.drained = sd->cont.drained;
+	locked.drained_merges = sd->cont.drained_merges;
 	spin_unlock(&sd->lock);
-	spin_lock(&sd->insert_lock);
-	c.insert_lock_waits = sd->cont.insert_lock_waits;
-	c.staged_inserts = sd->cont.staged_inserts;
-	c.staged_bio_merge_tries = sd->cont.staged_bio_merge_tries;
-	c.staged_bio_merges = sd->cont.staged_bio_merges;
-	spin_unlock(&sd->insert_lock);
 
-	seq_printf(m, "dispatch_lock_waits %llu\n", c.dispatch_lock_waits);
-	seq_printf(m, "dispatch_lock_busy_inserts %llu\n", c.staged_inserts);
-	seq_printf(m, "dispatch_lock_busy_bio_merges %llu\n",
-		   c.staged_bio_merge_tries);
-	seq_printf(m, "insert_lock_waits %llu\n", c.insert_lock_waits);
-	seq_printf(m, "dispatching_skips %lld\n",
-		   (long long)atomic64_read(&sd->cont.dispatch_skips));
-	seq_printf(m, "dispatch_rechecks %lld\n",
-		   (long long)atomic64_read(&sd->cont.dispatch_rechecks));
-	seq_printf(m, "staged_bio_merges %llu\n", c.staged_bio_merges);
-	seq_printf(m, "drained %llu\n", c.drained);
-	seq_printf(m, "drained_merges %llu\n", c.drained_merges);
+	SD_SHOW_COUNT(m, locked, dispatch_lock_waits);
+	SD_SHOW_ATOMIC(m, sd->cont, dispatch_lock_busy_inserts);
+	SD_SHOW_ATOMIC(m, sd->cont, dispatch_lock_busy_bio_merges);
+	SD_SHOW_ATOMIC(m, sd->cont, dispatching_skips);
+	SD_SHOW_ATOMIC(m, sd->cont, dispatch_rechecks);
+	SD_SHOW_COUNT(m, locked, drained);
+	SD_SHOW_COUNT(m, locked, drained_merges);
 	return 0;
 }
 
@@ -205,7 +216,7 @@ const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[] = {
 	{"queued", 0400, sd_queued_show},
 	{"batching", 0400, sd_batching_show},
 	{"starved", 0400, sd_starved_show},
-	{"staged", 0400, .seq_ops = &sd_staged_seq_ops},
+	{"staged", 0400, sd_staged_show},
 	{"contention", 0400, sd_contention_show},
 	{},
 };

@@ -41,6 +41,32 @@ static enum sd_prio sd_rq_prio(struct request *rq)
 	return ioprio_class_to_prio[IOPRIO_PRIO_CLASS(req_get_ioprio(rq))];
 }
 
+/*
+ * Two flags a request carries in its elevator data (rq->elv.priv), both
+ * cleared by sd_prepare_request():
+ * - SD_RQ_COUNTED: counted as inserted (sd_insert_locked()); a requeue is
+ *   not counted again, and sd_finish_request() skips the uncounted ones,
+ *   which bypassed the scheduler.  Set under sd->lock.
+ * - SD_RQ_STAMPED: its FIFO deadline was stamped when it was staged
+ *   (sd_insert_requests()), so the drain keeps it.  Set by the inserter
+ *   before the request is published on the staging list, cleared under
+ *   sd->lock when the request is inserted.
+ */
+enum sd_rq_flag {
+	SD_RQ_COUNTED,
+	SD_RQ_STAMPED,
+};
+
+static bool sd_rq_test(struct request *rq, enum sd_rq_flag flag)
+{
+	return rq->elv.priv[flag];
+}
+
+static void sd_rq_assign(struct request *rq, enum sd_rq_flag flag, bool on)
+{
+	rq->elv.priv[flag] = on ? (void *)(uintptr_t)1 : NULL;
+}
+
 /* Block-layer private helpers (block/blk.h), restated over public API. */
 static bool sd_rq_mergeable(struct request *rq)
 {
@@ -158,9 +184,9 @@ static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 	 * (6.1's mq-deadline counts every dispatch, and its debugfs
 	 * owned_by_driver is left raised by one per requeue.)
 	 */
-	if (!rq->elv.priv[0]) {
+	if (!sd_rq_test(rq, SD_RQ_COUNTED)) {
 		pp->stats.inserted++;
-		rq->elv.priv[0] = (void *)(uintptr_t)1;
+		sd_rq_assign(rq, SD_RQ_COUNTED, true);
 	} else {
 		pp->stats.dispatched--;
 	}
@@ -183,49 +209,75 @@ static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 			q->last_merge = rq;
 	}
 	/* Staged requests carry the deadline of their arrival. */
-	if (!rq->elv.priv[1])
+	if (!sd_rq_test(rq, SD_RQ_STAMPED))
 		rq->fifo_time = jiffies + sd->fifo_expire[dir];
-	rq->elv.priv[1] = NULL;
+	sd_rq_assign(rq, SD_RQ_STAMPED, false);
 	list_add_tail(&rq->queuelist, &pp->fifo_list[dir]);
 	return false;
+}
+
+/*
+ * Insert what @staged holds, oldest first.  For at-head inserts that is
+ * what mq-deadline does too: each goes to the head in turn, so the latest
+ * ends up in front, as its at-head inserts (and requeues) do.
+ * sd->lock held.
+ */
+static void sd_drain_list(struct request_queue *q, struct sdl_data *sd,
+			  struct llist_head *staged, bool at_head,
+			  struct list_head *free)
+{
+	struct llist_node *first;
+	struct request *rq, *next;
+
+	lockdep_assert_held(&sd->lock);
+	/*
+	 * A dispatcher that found nothing looks at the staging lists, then
+	 * at insert_gen (sd_release_dispatch()): bump it before the lists
+	 * empty, so that it sees one or the other.  The xchg in
+	 * llist_del_all() orders the two.
+	 */
+	WRITE_ONCE(sd->insert_gen, sd->insert_gen + 1);
+	first = llist_reverse_order(llist_del_all(staged));
+	llist_for_each_entry_safe(rq, next, first, ipi_list) {
+		/* ipi_list was hash.next: leave the node unhashed again. */
+		INIT_HLIST_NODE(&rq->hash);
+		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, at_head,
+							    free);
+		sd->cont.drained++;
+	}
 }
 
 /* Move the staging lists into the scheduler proper.  sd->lock held. */
 static void sd_drain_staged(struct request_queue *q, struct sdl_data *sd,
 			    struct list_head *free)
 {
-	LIST_HEAD(head);
-	LIST_HEAD(tail);
+	if (!llist_empty(&sd->staged_head))
+		sd_drain_list(q, sd, &sd->staged_head, true, free);
+	if (!llist_empty(&sd->staged))
+		sd_drain_list(q, sd, &sd->staged, false, free);
+}
+
+/*
+ * Push @list onto @staged in one atomic step, its first request the
+ * oldest, so that concurrent stagers do not interleave.  Returns how many.
+ */
+static unsigned int sd_stage(struct llist_head *staged, struct list_head *list)
+{
+	struct llist_node *first = NULL, *last = NULL;
 	struct request *rq, *next;
+	unsigned int n = 0;
 
-	lockdep_assert_held(&sd->lock);
-	if (list_empty_careful(&sd->staged) &&
-	    list_empty_careful(&sd->staged_head))
-		return;
-
-	sd_lock_counted(&sd->insert_lock, &sd->cont.insert_lock_waits);
-	list_splice_init(&sd->staged_head, &head);
-	list_splice_init(&sd->staged, &tail);
-	spin_unlock(&sd->insert_lock);
-
-	/*
-	 * staged_head holds the latest at-head insert first (list_move to
-	 * its head).  Inserting each at the head again reverses the order
-	 * once more, so take them oldest first: the latest then ends up in
-	 * front, as mq-deadline's at-head inserts (and requeues) do.
-	 */
-	list_for_each_entry_safe_reverse(rq, next, &head, queuelist) {
+	list_for_each_entry_safe(rq, next, list, queuelist) {
 		list_del_init(&rq->queuelist);
-		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, true,
-							    free);
-		sd->cont.drained++;
+		rq->ipi_list.next = first;
+		first = &rq->ipi_list;
+		if (!last)
+			last = first;
+		n++;
 	}
-	list_for_each_entry_safe(rq, next, &tail, queuelist) {
-		list_del_init(&rq->queuelist);
-		sd->cont.drained_merges += sd_insert_locked(q, sd, rq, false,
-							    free);
-		sd->cont.drained++;
-	}
+	if (first)
+		llist_add_batch(first, last, staged);
+	return n;
 }
 
 static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
@@ -234,7 +286,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	struct request_queue *q = hctx->queue;
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *rq;
-	unsigned int n = 0;
+	unsigned int n;
 	LIST_HEAD(free);
 
 	if (spin_trylock(&sd->lock)) {
@@ -263,36 +315,26 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	}
 
 	/*
-	 * A dispatcher holds the dispatch lock: stage and leave.  The
+	 * Another CPU holds the dispatch lock: stage and leave.  The
 	 * deadline is stamped now so that waiting here counts against it.
 	 */
-	list_for_each_entry(rq, list, queuelist) {
-		n++;
-		if (!at_head) {
+	if (!at_head) {
+		list_for_each_entry(rq, list, queuelist) {
 			rq->fifo_time = jiffies +
 					sd->fifo_expire[rq_data_dir(rq)];
-			rq->elv.priv[1] = (void *)(uintptr_t)1;
+			sd_rq_assign(rq, SD_RQ_STAMPED, true);
 		}
 	}
-	sd_lock_counted(&sd->insert_lock, &sd->cont.insert_lock_waits);
-	sd->cont.staged_inserts += n;
-	if (at_head) {
-		while (!list_empty(list)) {
-			rq = list_first_entry(list, struct request, queuelist);
-			list_move(&rq->queuelist, &sd->staged_head);
-		}
-	} else {
-		list_splice_tail_init(list, &sd->staged);
-	}
-	spin_unlock(&sd->insert_lock);
+	n = sd_stage(at_head ? &sd->staged_head : &sd->staged, list);
+	atomic64_add(n, &sd->cont.dispatch_lock_busy_inserts);
 	/* Pairs with the barrier in sd_dispatch_request(); see there. */
 	smp_mb();
 }
 
 static void sd_prepare_request(struct request *rq)
 {
-	rq->elv.priv[0] = NULL;
-	rq->elv.priv[1] = NULL;
+	sd_rq_assign(rq, SD_RQ_COUNTED, false);
+	sd_rq_assign(rq, SD_RQ_STAMPED, false);
 }
 
 /* ---- merging ------------------------------------------------------------ */
@@ -371,7 +413,7 @@ static bool sd_sorted(struct sdl_data *sd, enum sd_dir dir)
 /* Could a bio merge at all: is any request sorted or staged? */
 static bool sd_may_merge(struct sdl_data *sd)
 {
-	return !list_empty_careful(&sd->staged) || sd_sorted(sd, SD_READ) ||
+	return !llist_empty(&sd->staged) || sd_sorted(sd, SD_READ) ||
 	       sd_sorted(sd, SD_WRITE);
 }
 
@@ -380,6 +422,7 @@ static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 {
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *free = NULL;
+	LIST_HEAD(drained);
 	bool merged;
 
 	/*
@@ -392,25 +435,21 @@ static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 	if (!sd_may_merge(sd))
 		return false;
 
-	if (spin_trylock(&sd->lock)) {
-		merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-		spin_unlock(&sd->lock);
-		if (free)
-			blk_mq_free_request(free);
-		return merged;
+	if (!spin_trylock(&sd->lock)) {
+		/*
+		 * A dispatcher is busy: no merge lookup.  The request this
+		 * bio becomes may still merge when it is inserted or drained.
+		 */
+		atomic64_inc(&sd->cont.dispatch_lock_busy_bio_merges);
+		return false;
 	}
-
-	/*
-	 * The dispatcher is busy: try the newest staged requests, where a
-	 * sequential stream's previous request most likely waits.  A merge
-	 * missed here is still made when the new request is drained.
-	 */
-	sd_lock_counted(&sd->insert_lock, &sd->cont.insert_lock_waits);
-	sd->cont.staged_bio_merge_tries++;
-	merged = blk_bio_list_merge(q, &sd->staged, bio, nr_segs);
-	if (merged)
-		sd->cont.staged_bio_merges++;
-	spin_unlock(&sd->insert_lock);
+	/* What waits on the staging lists is a merge candidate too. */
+	sd_drain_staged(q, sd, &drained);
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock(&sd->lock);
+	blk_mq_free_requests(&drained);
+	if (free)
+		blk_mq_free_request(free);
 	return merged;
 }
 
@@ -595,7 +634,7 @@ static bool sd_has_queued_work(struct sdl_data *sd)
 {
 	enum sd_prio prio;
 
-	if (sd_may_merge(sd) || !list_empty_careful(&sd->staged_head))
+	if (sd_may_merge(sd) || !llist_empty(&sd->staged_head))
 		return true;
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
 		if (!list_empty_careful(&sd->per_prio[prio].dispatch))
@@ -604,12 +643,63 @@ static bool sd_has_queued_work(struct sdl_data *sd)
 }
 
 /*
+ * What an idle pass must see move to know it missed something: inserts and
+ * drains (insert_gen, sd->lock) and zone write unlocks.  Both only grow, so
+ * their sum moves whenever either does.
+ */
+static unsigned long sd_wake_gen(struct sdl_data *sd)
+{
+	return READ_ONCE(sd->insert_gen) +
+	       (unsigned int)atomic_read(&sd->zone_unlocks);
+}
+
+/**
+ * sd_release_dispatch - drop SD_DISPATCHING after a dispatch pass
+ * @sd: the scheduler
+ * @gen: sd_wake_gen() as the pass read it, under the dispatch lock
+ * @idle: the pass found nothing to dispatch
+ *
+ * Return: true when an idle pass must look again: a request was inserted
+ * or staged, or a zone write lock released, after it looked, and the
+ * queue run that followed may have found the flag still set (see
+ * sd_dispatch_request()).
+ *
+ * Neither inlined nor cloned, so that the window it closes, from the
+ * dispatch lock's release to here, has a name: tests/vm/sd-dispatch-window.sh
+ * widens it with a kprobe on this function's entry.
+ */
+static noinline __noclone bool sd_release_dispatch(struct sdl_data *sd,
+						   unsigned long gen, bool idle)
+{
+	clear_bit_unlock(SD_DISPATCHING, &sd->flags);
+	/*
+	 * Pairs with the barriers in sd_insert_requests() and
+	 * sd_finish_request(), whose queue runs found the flag set.  After
+	 * a busy pass as well: the has_work call that follows it, in this
+	 * CPU's run, then sees what they added.
+	 */
+	smp_mb__after_atomic();
+	if (!idle)
+		return false;
+	if (llist_empty(&sd->staged) && llist_empty(&sd->staged_head)) {
+		/* The lists, then insert_gen: see sd_drain_list(). */
+		smp_rmb();
+		if (sd_wake_gen(sd) == gen)
+			return false;
+	}
+	atomic64_inc(&sd->cont.dispatch_rechecks);
+	return true;
+}
+
+/*
  * Only one CPU dispatches at a time; the others return NULL at once.  Why
  * no request is stranded, or kept waiting: a submitter stages (or
  * inserts) its request and then runs the queue.  If that run finds
  * SD_DISPATCHING set, the dispatcher has not yet dropped the flag, and
  * after dropping it, if it found nothing, it checks whether a request
- * was staged or inserted since it looked (insert_gen): the barriers here
+ * was staged or inserted since it looked (the staging lists, and
+ * insert_gen, which every direct insert and every drain bumps, for a
+ * request staged and then drained by someone else): the barriers here
  * and in sd_insert_requests() order "stage or insert, then test flag"
  * against "clear flag, then test for new requests", so at least one side
  * sees the other, and it dispatches again.  Left to blk-mq, such a
@@ -617,7 +707,8 @@ static bool sd_has_queued_work(struct sdl_data *sd)
  * (3 ms) after a run that dispatched nothing, which mq-deadline, taking
  * its lock on every CPU, never needs.  (A run that dispatched a request
  * is followed by another call anyway, and one that ran out of tags is
- * restarted by the next completion.)
+ * restarted by the next completion.)  A zone write unlock counts as an
+ * insert here: it may free a write the pass held back.
  */
 static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
@@ -627,18 +718,28 @@ static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	unsigned long now, gen;
 	enum sd_prio prio;
 	LIST_HEAD(free);
+	bool missed;
 
 again:
 	if (test_bit(SD_DISPATCHING, &sd->flags) ||
 	    test_and_set_bit_lock(SD_DISPATCHING, &sd->flags)) {
-		atomic64_inc(&sd->cont.dispatch_skips);
+		atomic64_inc(&sd->cont.dispatching_skips);
 		return NULL;
 	}
 
-	now = jiffies;
 	sd_lock_counted(&sd->lock, &sd->cont.dispatch_lock_waits);
-	gen = sd->insert_gen;
 	sd_drain_staged(q, sd, &free);
+	/*
+	 * After the drain, under the lock: every request now queued arrived
+	 * no later than this, so none is passed over as "started after"
+	 * the pass.  Read before the lock (as mq-deadline does), a tick
+	 * between the read and a request inserted by a CPU whose queue run
+	 * then found the flag set left that request for blk-mq's 3 ms rerun.
+	 */
+	now = jiffies;
+	gen = sd_wake_gen(sd);
+	/* Then the zone write locks: see sd_finish_request(). */
+	smp_rmb();
 	rq = sd_dispatch_aged(sd, now);
 	if (!rq) {
 		/* Lower priorities wait while a higher one has requests. */
@@ -649,19 +750,10 @@ again:
 		}
 	}
 	spin_unlock(&sd->lock);
-	clear_bit_unlock(SD_DISPATCHING, &sd->flags);
+	missed = sd_release_dispatch(sd, gen, !rq);
 	blk_mq_free_requests(&free);
-
-	if (!rq) {
-		/* Pairs with the barriers in sd_insert_requests(). */
-		smp_mb__after_atomic();
-		if (READ_ONCE(sd->insert_gen) != gen ||
-		    !list_empty_careful(&sd->staged) ||
-		    !list_empty_careful(&sd->staged_head)) {
-			atomic64_inc(&sd->cont.dispatch_rechecks);
-			goto again;
-		}
-	}
+	if (missed)
+		goto again;
 	return rq;
 }
 
@@ -675,7 +767,7 @@ static bool sd_has_work(struct blk_mq_hw_ctx *hctx)
 
 static bool sd_has_write_work(struct sdl_data *sd)
 {
-	return sd_sorted(sd, SD_WRITE) || !list_empty_careful(&sd->staged);
+	return sd_sorted(sd, SD_WRITE) || !llist_empty(&sd->staged);
 }
 
 /*
@@ -690,7 +782,7 @@ static void sd_finish_request(struct request *rq)
 	unsigned long flags;
 
 	/* Requests that bypassed the scheduler were never counted. */
-	if (!rq->elv.priv[0])
+	if (!sd_rq_test(rq, SD_RQ_COUNTED))
 		return;
 	atomic_inc(&sd->per_prio[sd_rq_prio(rq)].stats.completed);
 
@@ -698,6 +790,19 @@ static void sd_finish_request(struct request *rq)
 		spin_lock_irqsave(&sd->zone_lock, flags);
 		blk_req_zone_write_unlock(rq);
 		spin_unlock_irqrestore(&sd->zone_lock, flags);
+		/*
+		 * The unlock, then the count: a pass that found the zone
+		 * locked read the count before it looked (the smp_rmb() in
+		 * sd_dispatch_request()), so it sees the count move ...
+		 */
+		smp_mb__before_atomic();
+		atomic_inc(&sd->zone_unlocks);
+		/*
+		 * ... unless the restart run, which tests SD_DISPATCHING after
+		 * this, sees it clear and dispatches itself: pairs with
+		 * sd_release_dispatch().
+		 */
+		smp_mb__after_atomic();
 		if (sd_has_write_work(sd))
 			blk_mq_sched_mark_restart_hctx(rq->mq_hctx);
 	}
@@ -767,8 +872,8 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 		pp->sort_list[SD_READ] = RB_ROOT;
 		pp->sort_list[SD_WRITE] = RB_ROOT;
 	}
-	INIT_LIST_HEAD(&sd->staged);
-	INIT_LIST_HEAD(&sd->staged_head);
+	init_llist_head(&sd->staged);
+	init_llist_head(&sd->staged_head);
 	sd->fifo_expire[SD_READ] = read_expire;
 	sd->fifo_expire[SD_WRITE] = write_expire;
 	sd->writes_starved = writes_starved;
@@ -777,7 +882,6 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->fifo_batch = fifo_batch;
 	sd->prio_aging_expire = prio_aging_expire;
 	spin_lock_init(&sd->lock);
-	spin_lock_init(&sd->insert_lock);
 	spin_lock_init(&sd->zone_lock);
 
 	/* One set of queues for the whole device, as mq-deadline. */
@@ -792,8 +896,8 @@ static void sd_exit_sched(struct elevator_queue *e)
 	struct sdl_data *sd = e->elevator_data;
 	enum sd_prio prio;
 
-	WARN_ON_ONCE(!list_empty(&sd->staged) ||
-		     !list_empty(&sd->staged_head));
+	WARN_ON_ONCE(!llist_empty(&sd->staged) ||
+		     !llist_empty(&sd->staged_head));
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
 		struct sd_per_prio *pp = &sd->per_prio[prio];
 		const struct sd_stats *st = &pp->stats;

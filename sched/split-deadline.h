@@ -11,18 +11,22 @@
  * dispatched counters.  Exactly as in mq-deadline, every merge lookup and
  * every change of those structures happens under it.
  *
- * sd->insert_lock owns the staging lists.  A submitter first *tries* the
- * dispatch lock and, if it gets it, inserts directly (merging as
- * mq-deadline does); if a dispatcher holds it, the submitter appends to the
- * staging list under insert_lock instead and returns.  Submitters thus never
- * wait for a dispatcher walking the sorted lists.  Bio merges do the same:
- * the full lookup when the dispatch lock is free, otherwise a back/front
- * merge against the tail of the staging list.
+ * Submitters never spin.  A submitter first *tries* the dispatch lock and,
+ * if it gets it, inserts directly (merging as mq-deadline does); if another
+ * CPU holds it, the submitter pushes its requests onto a lock-free staging
+ * list (llist_add_batch(), linked through rq->ipi_list, which shares space
+ * with the merge hash node a staged request does not use yet) and returns.
+ * Only the holder of the dispatch lock takes requests off the staging
+ * lists (llist_del_all()), so under the dispatch lock they can also be
+ * walked.  A bio merge tries the dispatch lock too; if it gets it, it
+ * first drains the staging lists so that the bio can merge with what was
+ * staged, and if not, it gives up the merge (the request it becomes may
+ * still merge when it is drained).
  *
- * The dispatcher drains the staging lists into the sort trees under the
- * dispatch lock, running the insert merges that the submitter skipped, so a
- * request staged under contention still merges with its neighbours
- * (upstream's 2024 split lost those merges; this is what keeps them).
+ * Whoever holds the dispatch lock next drains the staging lists into the
+ * sort trees, oldest first, running the insert merges that the submitter
+ * skipped, so a request staged under contention still merges with its
+ * neighbours (upstream's 2024 split lost those merges; this keeps them).
  *
  * Only one CPU dispatches at a time (SD_DISPATCHING); the others return at
  * once.  See sd_dispatch_request() for why no request is stranded.
@@ -35,6 +39,7 @@
 #define _SPLIT_DEADLINE_H
 
 #include <linux/blk-mq.h>
+#include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/rbtree.h>
 
@@ -74,17 +79,18 @@ struct sd_per_prio {
 
 /*
  * Lock contention, shown in debugfs.  Each counter is owned by the lock
- * named beside it (incremented only while holding it), or is atomic.
+ * named beside it (incremented only while holding it), or is atomic; the
+ * atomic ones are written only when the dispatch lock was found busy.
  */
 struct sd_contention {
-	u64 insert_lock_waits;		/* insert_lock */
-	u64 staged_inserts;		/* insert_lock: dispatch lock was busy */
-	u64 staged_bio_merge_tries;	/* insert_lock */
-	u64 staged_bio_merges;		/* insert_lock */
+	/* inserts staged: the dispatch lock was busy */
+	atomic64_t dispatch_lock_busy_inserts;
+	/* bio merges not tried: the dispatch lock was busy */
+	atomic64_t dispatch_lock_busy_bio_merges;
 	u64 dispatch_lock_waits;	/* sd->lock */
 	u64 drained;			/* sd->lock: requests moved from staging */
 	u64 drained_merges;		/* sd->lock: drained and merged away */
-	atomic64_t dispatch_skips;	/* another CPU was dispatching */
+	atomic64_t dispatching_skips;	/* another CPU was dispatching */
 	atomic64_t dispatch_rechecks;	/* new requests seen after the flag */
 };
 
@@ -100,16 +106,19 @@ struct sdl_data {
 	unsigned int batching;		/* sd->lock */
 	unsigned int starved;		/* sd->lock */
 	/*
-	 * Bumped by every direct insert, under sd->lock; the dispatcher reads
-	 * it under sd->lock and again after it has dropped SD_DISPATCHING,
-	 * to see an insert whose queue run found the flag still set.
+	 * Bumped by every direct insert and every drain, under sd->lock; the
+	 * dispatcher reads it under sd->lock and again after it has dropped
+	 * SD_DISPATCHING, to see an insert whose queue run found the flag
+	 * still set.
 	 */
 	unsigned long insert_gen;
 
-	/* Staged requests, in arrival order; insert_lock. */
-	spinlock_t insert_lock ____cacheline_aligned_in_smp;
-	struct list_head staged;	/* tail inserts */
-	struct list_head staged_head;	/* at-head inserts (requeue, flush) */
+	/*
+	 * Staged requests, newest first: anyone adds, only the holder of
+	 * sd->lock takes off (and may walk).
+	 */
+	struct llist_head staged ____cacheline_aligned_in_smp; /* tail */
+	struct llist_head staged_head;	/* at-head inserts (requeues) */
 
 	unsigned long flags ____cacheline_aligned_in_smp;
 	struct sd_contention cont;
@@ -123,19 +132,18 @@ struct sdl_data {
 	int prio_aging_expire;		/* jiffies */
 
 	spinlock_t zone_lock;		/* zone write locks vs dispatch scans */
+	/*
+	 * Bumped by every zoned request's completion, after it released its
+	 * zone write lock: an idle pass may have found a write held back by
+	 * that lock, and looks again if this moved (sd_release_dispatch()).
+	 */
+	atomic_t zone_unlocks;
 };
 
 extern struct elv_fs_entry sdl_attrs[];
 #ifdef CONFIG_BLK_DEBUG_FS
 extern const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[];
 #endif
-
-/*
- * Exported by block/blk-merge.c but declared only in the private block/blk.h,
- * which this module does not use.
- */
-bool blk_bio_list_merge(struct request_queue *q, struct list_head *list,
-			struct bio *bio, unsigned int nr_segs);
 
 u32 sdl_queued(struct sdl_data *sd, enum sd_prio prio);
 u32 sdl_owned_by_driver(struct sdl_data *sd, enum sd_prio prio);

@@ -50,6 +50,15 @@
 # Under oversubscription both are skewed by host preemption: fio's rusage
 # (scaled by the TSC-based runtime) counts time a vCPU was descheduled on
 # the host, the tick-based /proc/stat loses ticks instead.
+#
+# Contention meter (tests/modules/blkfast-lockstat.c, when it loads): after
+# the timed runs, one more run per (job count, scheduler) with a kretprobe
+# on the queued spinlock's slow path, counting only the locks inside the
+# elevator's data: per I/O, how often a submitter (insert, merge) or a
+# dispatcher found one held, and how long it spun.  The probe costs only
+# on the slow path, but it does cost there, so these runs are not in the
+# IOPS columns.  It counts what the design claims to remove, whatever the
+# number of host cores.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -81,8 +90,9 @@ if [ -z "$SCHEDS" ]; then
 		floors_skipped=${why//$'\n'/; }
 	fi
 fi
-# Unique job counts, in order.
+# Unique job counts, in order; the last is the highest contention point.
 jobs_list=$(echo "$JOBS" | tr ',' '\n' | awk 'NF && !seen[$1]++')
+last_j=$(echo "$jobs_list" | tail -n 1)
 IFS=, read -r -a scheds <<<"$SCHEDS"
 [ "$BATCH" -le "$QD" ] || fail "batch ($BATCH) > qd ($QD)"
 
@@ -130,6 +140,24 @@ nap() {
 	read -r -t 0.02 -u 9 _ || :
 }
 
+# fio_bench JOBS: one measured fio run (summary in /tmp/fio-bench.out).
+fio_bench() {
+	fio_run bench --filename="/dev/$dev" --ioengine=io_uring \
+		--direct=1 --bs=4k --rw=randread --numjobs="$1" \
+		--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
+		--iodepth_batch_complete_min="$BATCH" \
+		--iodepth_batch_complete_max="$BATCH" \
+		--runtime="$SECS" --time_based --ramp_time=0.5
+}
+
+# The contention meter, if its test-only module loads.
+METER=/sys/module/blkfast_lockstat/parameters
+meter_skipped=
+if ! why=$(modprobe blkfast-lockstat dev="/dev/$dev" 2>&1); then
+	meter_skipped=${why:-modprobe blkfast-lockstat failed}
+	meter_skipped=${meter_skipped//$'\n'/; }
+fi
+
 declare -A iops fsys gcpu
 start=$SECONDS
 for j in $jobs_list; do
@@ -142,12 +170,7 @@ for j in $jobs_list; do
 			# starts at the first I/O, not at fio's (slow) start-up.
 			sample
 			bs=$BUSY rs=$READS
-			( fio_run bench --filename="/dev/$dev" --ioengine=io_uring \
-				--direct=1 --bs=4k --rw=randread --numjobs="$j" \
-				--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
-				--iodepth_batch_complete_min="$BATCH" \
-				--iodepth_batch_complete_max="$BATCH" \
-				--runtime="$SECS" --time_based --ramp_time=0.5 ) &
+			( fio_bench "$j" ) &
 			pid=$!
 			sample
 			while [ "$READS" = "$rs" ] && kill -0 $pid 2>/dev/null; do
@@ -186,6 +209,30 @@ for j in $jobs_list; do
 	done
 done
 elapsed=$((SECONDS - start))
+
+# Metered runs: per point, LOCK SIDE ENTRIES/IO NS/IO lines in meter[].
+declare -A meter
+if [ -z "$meter_skipped" ]; then
+	for j in $jobs_list; do
+		for s in "${scheds[@]}"; do
+			[ "$s" != none ] || continue
+			set_sched "$dev" "$s"
+			echo 1 >$METER/reset
+			fio_bench "$j"
+			ios=$(fio_ios 4096)
+			meter[$j,$s]=$(awk -v n="$ios" '{ printf "%s %s %.4f %.0f\n",
+				$1, $2, $3 / n, $4 / n }' $METER/stats)
+			printf 'meter: jobs=%s sched=%s ios=%s %s\n' "$j" "$s" \
+				"$ios" "$(echo "${meter[$j,$s]}" | tr '\n' ';')"
+		done
+	done
+	rmmod blkfast-lockstat
+fi
+# meter_side J S SIDE: slow-path entries per I/O of SIDE, all locks.
+meter_side() {
+	echo "${meter[$1,$2]:-}" | awk -v side="$3" '$2 == side { e += $3 }
+		END { printf "%.4f", e }'
+}
 
 has() {
 	local x
@@ -276,5 +323,44 @@ if has split-deadline && has none && has mq-deadline; then
 	echo
 	echo "Headline at $last jobs on $ncpu vCPUs: split-deadline/none = $rn" \
 		"($okn target 0.95x), split-deadline/mq-deadline = $rmq ($okm target 2x)."
+fi
+echo
+echo "### Contention meter"
+echo
+if [ -n "$meter_skipped" ]; then
+	echo "**Skipped:** the test-only blkfast-lockstat module did not load:" \
+		"$meter_skipped."
+else
+	echo "One more run per point with a kretprobe on" \
+		"native_queued_spin_lock_slowpath(), counting the locks inside the" \
+		"elevator's data (split-deadline's by name, others by offset):" \
+		"per I/O, how often a submitter (insert, merge) or a dispatcher" \
+		"found one held, and the spin in ns."
+	echo
+	echo "| jobs | scheduler | lock | side | slow-path entries / IO | spin ns / IO |"
+	echo "|---:|---|---|---|---:|---:|"
+	for j in $jobs_list; do
+		for s in "${scheds[@]}"; do
+			[ "$s" != none ] || continue
+			if [ -z "${meter[$j,$s]:-}" ]; then
+				printf '| %s | %s | - | - | 0 | 0 |\n' "$j" "$s"
+				continue
+			fi
+			echo "${meter[$j,$s]}" | while read -r l side e ns; do
+				printf '| %s | %s | %s | %s | %s | %s |\n' "$j" \
+					"$s" "$l" "$side" "$e" "$ns"
+			done
+		done
+	done
+	if has split-deadline && has mq-deadline; then
+		sd=$(meter_side "$last_j" split-deadline submit)
+		mq=$(meter_side "$last_j" mq-deadline submit)
+		r=$(ratio "$sd" "$mq")
+		ok=$(awk -v a="$sd" -v b="$mq" 'BEGIN {
+			print (b > 0 && a <= 0.1 * b) ? "meets" : "BELOW" }')
+		echo
+		echo "Submit-side slow-path entries per I/O at $last_j jobs:" \
+			"split-deadline $sd, mq-deadline $mq: $r ($ok target <= 0.1x)."
+	fi
 fi
 echo "@@BENCH-MD-END@@"

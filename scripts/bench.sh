@@ -122,7 +122,7 @@ pinning() {
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
-sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4 hybrid_cpus=2
+sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4 hybrid_cpus=2 lat_cpus=2
 if [ $report_only = 0 ]; then
 	# 1. Schedulers: its own driver, one boot per vCPU count.
 	if [ $host = 1 ]; then
@@ -151,6 +151,10 @@ if [ $report_only = 0 ]; then
 	run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
 		"$here/bench-hybrid-guest.sh" reps="$reps" secs="$secs" \
 		"${extra[@]}"
+	# 5. Scheduler tail latency: several submitting CPUs, QD1-QD4.
+	mapfile -t extra < <(args_for lat)
+	run_guest lat "-c $lat_cpus -p -t 1200" "$here/bench-lat-guest.sh" \
+		reps="$reps" secs="$secs" "${extra[@]}"
 fi
 t1=$(date +%s)
 
@@ -262,6 +266,12 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	echo "vCPU threads: $(pinning "$out/hybrid.log" $hybrid_cpus)."
 	echo
 	section hybrid
+	echo
+	echo "## Scheduler tail latency"
+	echo
+	echo "vCPU threads: $(pinning "$out/lat.log" $lat_cpus)."
+	echo
+	section lat
 } >"$report"
 cat "$report"
 echo "bench: report in $report" >&2

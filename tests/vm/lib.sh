@@ -401,6 +401,17 @@ expect_fio_clean() {
 # A command stuck in the kernel, uninterruptibly, outlives timeout(1):
 # these poll for its end instead, so that the test fails in time.
 
+# wait_read FILE VALUE: wait up to 5 s for FILE to read VALUE; what it
+# read last is in READ_VALUE, for the caller's message.
+wait_read() {
+	for _ in $(seq 100); do
+		READ_VALUE=$(cat "$1")
+		[ "$READ_VALUE" = "$2" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 # wait_ended PID SECS WHAT: PID ends within SECS seconds, its exit status
 # in RC; else the test fails.
 wait_ended() {

@@ -16,7 +16,7 @@ grep -q split-deadline /sys/block/nullb0/queue/scheduler ||
 IFS=: read -r maj min </sys/block/nullb0/dev
 zone_sectors=$((16 * 2048))
 echo 0 >$TRACEFS/tracing_on
-# 16,384 writes, two events each, at some 80 bytes an event: 3 MiB a CPU
+# 8,192 writes, two events each, at some 80 bytes an event: 3 MiB a CPU
 # leaves room.  (More costs the debug kernel's guest too much memory.)
 echo 3072 >$TRACEFS/buffer_size_kb
 for e in block_rq_issue block_rq_complete; do
@@ -29,9 +29,9 @@ for s in mq-deadline split-deadline; do
 	echo 1 >$TRACEFS/tracing_on
 	fio_run "zoned-$s" --filename=/dev/nullb0 --ioengine=io_uring \
 		--direct=1 --zonemode=zbd --bs=16k --rw=write --iodepth=8 \
-		--numjobs=4 --offset_increment=256m --size=64m \
+		--numjobs=4 --offset_increment=256m --size=32m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
-	expect_eq "$s: write KiB" $((4 * 64 * 1024)) "$(fio_field 47)"
+	expect_eq "$s: write KiB" $((4 * 32 * 1024)) "$(fio_field 47)"
 	echo 0 >$TRACEFS/tracing_on
 	trace_complete "$s"
 	# "... block_rq_issue: 259,0 W 16384 () 32768 + 32 [fio]";

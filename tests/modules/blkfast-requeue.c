@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blkfast-requeue: a test-only blk-mq disk, /dev/requeue0, that requeues a
+ * known sequence of requests, for the scheduler's at-head order.
+ *
+ *  - hold=N: the next N requests it is given are started and kept, not
+ *    answered; "held" reads how many it keeps now.
+ *  - requeue=1: it gives them back with blk_mq_requeue_request(), in the
+ *    order they arrived, and kicks blk-mq's requeue work, which inserts
+ *    each at the head of the scheduler again.
+ *  - requeue=2: the same, while a work item on another CPU holds
+ *    split-deadline's dispatch lock, until every one of those inserts was
+ *    staged (or a second passed: the write then fails with ETIMEDOUT).
+ *    Staging is the path that only contention reaches otherwise.
+ *  - order: the sectors of the first N requests dispatched after the
+ *    requeue, in dispatch order.
+ *
+ * Every other request completes at once, with no data.  blk-mq's requeue
+ * reverses the list once and the at-head inserts reverse it again, so a
+ * scheduler that keeps at-head inserts LIFO, as mq-deadline does,
+ * dispatches them again in the order they arrived.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include "../../sched/split-deadline.h"
+
+#define REQUEUE_MAX 64
+
+struct requeue_cmd {
+	struct list_head node;		/* requeue_held */
+};
+
+/* requeue_lock: what the disk keeps and what it saw dispatched again. */
+static DEFINE_SPINLOCK(requeue_lock);
+static LIST_HEAD(requeue_held);
+static unsigned int requeue_nr_held;
+static unsigned int requeue_hold;	/* still to keep */
+static unsigned int requeue_recording;	/* still to record */
+static unsigned int requeue_nr_order;
+static sector_t requeue_order[REQUEUE_MAX];
+
+static int requeue_major;
+static struct blk_mq_tag_set requeue_set;
+static struct gendisk *requeue_disk;
+
+static const struct block_device_operations requeue_fops = {
+	.owner	= THIS_MODULE,
+};
+
+static blk_status_t requeue_queue_rq(struct blk_mq_hw_ctx *hctx,
+				     const struct blk_mq_queue_data *bd)
+{
+	struct request *rq = bd->rq;
+	struct requeue_cmd *cmd = blk_mq_rq_to_pdu(rq);
+	bool keep = false;
+
+	blk_mq_start_request(rq);
+	spin_lock(&requeue_lock);
+	if (requeue_recording) {
+		requeue_recording--;
+		requeue_order[requeue_nr_order++] = blk_rq_pos(rq);
+	} else if (requeue_hold) {
+		requeue_hold--;
+		list_add_tail(&cmd->node, &requeue_held);
+		requeue_nr_held++;
+		keep = true;
+	}
+	spin_unlock(&requeue_lock);
+	if (!keep)
+		blk_mq_end_request(rq, BLK_STS_OK);
+	return BLK_STS_OK;
+}
+
+static const struct blk_mq_ops requeue_mq_ops = {
+	.queue_rq	= requeue_queue_rq,
+};
+
+/* requeue=2: hold the dispatch lock until the requeued inserts staged. */
+struct requeue_locker {
+	struct work_struct work;
+	struct sdl_data *sd;
+	unsigned int n;
+	struct completion locked;
+	struct completion done;
+	bool staged;
+};
+
+static void requeue_locker_fn(struct work_struct *work)
+{
+	struct requeue_locker *l = container_of(work, struct requeue_locker,
+						 work);
+	atomic64_t *staged = &l->sd->cont.dispatch_lock_busy_inserts;
+	u64 start = atomic64_read(staged);
+	unsigned long end = jiffies + HZ;
+
+	spin_lock(&l->sd->lock);
+	complete(&l->locked);
+	while (atomic64_read(staged) - start < l->n &&
+	       time_before(jiffies, end))
+		cpu_relax();
+	l->staged = atomic64_read(staged) - start >= l->n;
+	spin_unlock(&l->sd->lock);
+	complete(&l->done);
+}
+
+/* Give every held request back, in arrival order. */
+static void requeue_all(void)
+{
+	struct requeue_cmd *cmd, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&requeue_lock);
+	list_splice_init(&requeue_held, &list);
+	requeue_recording = requeue_nr_held;
+	requeue_nr_order = 0;
+	requeue_nr_held = 0;
+	spin_unlock(&requeue_lock);
+	list_for_each_entry_safe(cmd, next, &list, node) {
+		list_del_init(&cmd->node);
+		blk_mq_requeue_request(blk_mq_rq_from_pdu(cmd), false);
+	}
+	blk_mq_kick_requeue_list(requeue_disk->queue);
+}
+
+static int requeue_staged(void)
+{
+	struct request_queue *q = requeue_disk->queue;
+	struct requeue_locker l = { .n = READ_ONCE(requeue_nr_held) };
+	int cpu, other;
+
+	if (!q->elevator ||
+	    strcmp(q->elevator->type->elevator_name, "split-deadline"))
+		return -EINVAL;
+	l.sd = q->elevator->elevator_data;
+	INIT_WORK_ONSTACK(&l.work, requeue_locker_fn);
+	init_completion(&l.locked);
+	init_completion(&l.done);
+
+	cpu = get_cpu();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	put_cpu();
+	if (other >= nr_cpu_ids) {
+		destroy_work_on_stack(&l.work);
+		return -EOPNOTSUPP;		/* needs two CPUs */
+	}
+	queue_work_on(other, system_highpri_wq, &l.work);
+	wait_for_completion(&l.locked);
+	/*
+	 * The locker spins on "other" with preemption off, so this runs
+	 * elsewhere, and so does the requeue work it kicks (kblockd is per
+	 * CPU): its inserts find the dispatch lock held.
+	 */
+	requeue_all();
+	wait_for_completion(&l.done);
+	flush_work(&l.work);
+	destroy_work_on_stack(&l.work);
+	return l.staged ? 0 : -ETIMEDOUT;
+}
+
+static int requeue_set_trigger(const char *val, const struct kernel_param *kp)
+{
+	unsigned int mode;
+	int ret;
+
+	ret = kstrtouint(val, 0, &mode);
+	if (ret)
+		return ret;
+	if (mode != 1 && mode != 2)
+		return -EINVAL;
+	/* One requeue at a time, and no scheduler switch meanwhile. */
+	mutex_lock(&requeue_disk->queue->sysfs_lock);
+	if (!READ_ONCE(requeue_nr_held))
+		ret = -ENOENT;
+	else if (mode == 1)
+		requeue_all();
+	else
+		ret = requeue_staged();
+	mutex_unlock(&requeue_disk->queue->sysfs_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops requeue_trigger_ops = {
+	.set	= requeue_set_trigger,
+};
+module_param_cb(requeue, &requeue_trigger_ops, NULL, 0200);
+MODULE_PARM_DESC(requeue, "1: requeue the held requests; 2: the same, staged");
+
+static int requeue_set_hold(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret;
+
+	ret = kstrtouint(val, 0, &n);
+	if (ret)
+		return ret;
+	spin_lock(&requeue_lock);
+	if (requeue_nr_held + n > REQUEUE_MAX)
+		ret = -EINVAL;
+	else
+		requeue_hold = n;
+	spin_unlock(&requeue_lock);
+	return ret;
+}
+
+static int requeue_get_held(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(requeue_nr_held));
+}
+
+static const struct kernel_param_ops requeue_hold_ops = {
+	.set	= requeue_set_hold,
+	.get	= requeue_get_held,
+};
+module_param_cb(hold, &requeue_hold_ops, NULL, 0600);
+MODULE_PARM_DESC(hold, "Keep the next N requests (at most 64); reads how many are kept");
+
+static int requeue_get_order(char *buf, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int len = 0;
+
+	spin_lock(&requeue_lock);
+	for (i = 0; i < requeue_nr_order; i++)
+		len += sysfs_emit_at(buf, len, "%s%llu", i ? " " : "",
+				     (unsigned long long)requeue_order[i]);
+	spin_unlock(&requeue_lock);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static const struct kernel_param_ops requeue_order_ops = {
+	.get	= requeue_get_order,
+};
+module_param_cb(order, &requeue_order_ops, NULL, 0400);
+MODULE_PARM_DESC(order, "Sectors of the requests dispatched again, in order");
+
+static int __init requeue_init(void)
+{
+	int ret;
+
+	requeue_major = register_blkdev(0, "requeue");
+	if (requeue_major < 0)
+		return requeue_major;
+
+	requeue_set.ops = &requeue_mq_ops;
+	requeue_set.nr_hw_queues = 1;
+	requeue_set.nr_maps = 1;
+	requeue_set.queue_depth = REQUEUE_MAX * 2;
+	requeue_set.numa_node = NUMA_NO_NODE;
+	requeue_set.cmd_size = sizeof(struct requeue_cmd);
+	requeue_set.flags = BLK_MQ_F_SHOULD_MERGE;
+	ret = blk_mq_alloc_tag_set(&requeue_set);
+	if (ret)
+		goto unregister;
+
+	requeue_disk = blk_mq_alloc_disk(&requeue_set, NULL);
+	if (IS_ERR(requeue_disk)) {
+		ret = PTR_ERR(requeue_disk);
+		goto free_set;
+	}
+	requeue_disk->major = requeue_major;
+	requeue_disk->first_minor = 0;
+	requeue_disk->minors = 1;
+	requeue_disk->fops = &requeue_fops;
+	strscpy(requeue_disk->disk_name, "requeue0", DISK_NAME_LEN);
+	set_capacity(requeue_disk, 1 << (30 - SECTOR_SHIFT));
+	ret = add_disk(requeue_disk);
+	if (ret)
+		goto put_disk;
+	return 0;
+
+put_disk:
+	put_disk(requeue_disk);
+free_set:
+	blk_mq_free_tag_set(&requeue_set);
+unregister:
+	unregister_blkdev(requeue_major, "requeue");
+	return ret;
+}
+
+/* Held requests fail: the removal's queue freeze waits for them. */
+static void __exit requeue_exit(void)
+{
+	struct requeue_cmd *cmd, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&requeue_lock);
+	requeue_hold = 0;
+	list_splice_init(&requeue_held, &list);
+	requeue_nr_held = 0;
+	spin_unlock(&requeue_lock);
+	list_for_each_entry_safe(cmd, next, &list, node) {
+		list_del_init(&cmd->node);
+		blk_mq_end_request(blk_mq_rq_from_pdu(cmd), BLK_STS_IOERR);
+	}
+	del_gendisk(requeue_disk);
+	put_disk(requeue_disk);
+	blk_mq_free_tag_set(&requeue_set);
+	unregister_blkdev(requeue_major, "requeue");
+}
+
+module_init(requeue_init);
+module_exit(requeue_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("blkfast test: a disk that requeues a known sequence");

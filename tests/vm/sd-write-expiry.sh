@@ -1,0 +1,16 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
+# vm: -c 2
+# write_expire bounds a write's wait, under a read flood, as in
+# mq-deadline: the victim, a QD1 random writer in the first 64 MiB, waits
+# behind a strided sequential write stream higher up until its FIFO
+# deadline passes.  The method, the reference check and the bounds are
+# expiry-lib.sh's, with the directions of sd-read-expiry swapped.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+# shellcheck source=tests/vm/expiry-lib.sh
+. "$(dirname "$0")/tests/expiry-lib.sh"
+
+expiry_test write
+echo "PASS"
