@@ -159,12 +159,12 @@ fail:
 static int pdm_dev_alloc_io(struct pdm_dev *pd)
 {
 	/*
-	 * One pass of pdm_map() allocates a clone per range, and those it has
-	 * issued wait on current->bio_list until it returns: with the pool's
-	 * two reserved clones on that list and the slab failing, the next
-	 * allocation would wait for them forever.  The rescuer takes them
-	 * off the list and issues them, as bio_alloc_bioset() explains, so
-	 * a blocking pass always makes progress.  (A NOWAIT pass never waits
+	 * One pass of pdm_send_top() allocates a clone per range, and those
+	 * it has issued wait on current->bio_list until it returns: with the
+	 * pool's two reserved clones on that list and the slab failing, the
+	 * next allocation would wait for them forever.  The rescuer takes
+	 * them off the list and issues them, as bio_alloc_bioset() explains,
+	 * so a blocking pass always makes progress.  (A NOWAIT pass never waits
 	 * for the pool: it fails with EAGAIN instead, see pdm-io.c.)
 	 */
 	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD,

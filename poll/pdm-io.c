@@ -194,7 +194,7 @@ static void pdm_clone_endio(struct bio *bio)
 	 * count these: blk_mq_poll() returns 1 for any running task.)
 	 */
 	if (polled)
-		this_cpu_inc(io->pd->stats->found);
+		this_cpu_inc(io->pd->stats->completions_found);
 	WRITE_ONCE(pc->done, true);
 	if (!published) {
 		/* Unlisted: nothing else refers to it (see struct pdm_io). */
@@ -395,7 +395,7 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		/*
 		 * REQ_DRV is our publish marker.  A PREFLUSH left on a data
 		 * clone is meant: only a map over one device maps a
-		 * PREFLUSH+data bio in one pass (see pdm_map()).
+		 * PREFLUSH+data bio in one pass (see pdm_send_top()).
 		 */
 		clone->bi_opf &= ~REQ_DRV;
 	}
@@ -470,7 +470,7 @@ static void pdm_remap_endio(struct bio *bio)
 
 	/* As for a clone: still REQ_POLLED means a poll completed it. */
 	if (bio->bi_opf & REQ_POLLED)
-		this_cpu_inc(pd->stats->found);
+		this_cpu_inc(pd->stats->completions_found);
 	bio->bi_bdev = rm->bdev;
 	bio->bi_end_io = rm->end_io;
 	bio->bi_private = rm->private;
@@ -561,11 +561,11 @@ static void pdm_locate(const struct pdm_map *map, sector_t sector,
 }
 
 /*
- * Map @top onto clones and issue them: pdm_map_bio() without the
- * counters, also the second pass of a PREFLUSH+data bio.  The caller's
- * reference on pd->active goes with @top.
+ * Send @top: map it onto clones and issue them.  pdm_start_top() without
+ * the counters; also the second pass of a PREFLUSH+data bio and of a
+ * requeued one.  The caller's reference on pd->active goes with @top.
  */
-static void pdm_map(struct pdm_dev *pd, struct bio *top)
+static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
 {
 	/* Stable while we hold pd->active: see struct pdm_dev. */
 	const struct pdm_map *map = READ_ONCE(pd->map);
@@ -685,18 +685,16 @@ out:
 	pdm_io_put(io);
 }
 
-/**
- * pdm_map_bio() - map a top bio onto clones and issue them
- * @pd:  the device; the caller holds a reference on pd->active, which
- *       completing the top bio drops
- * @top: the bio
+/*
+ * Count a new top bio and send it.  The caller holds a reference on
+ * pd->active, which completing the top bio drops.
  */
-void pdm_map_bio(struct pdm_dev *pd, struct bio *top)
+static void pdm_start_top(struct pdm_dev *pd, struct bio *top)
 {
 	this_cpu_inc(pd->stats->bios);
 	if (top->bi_opf & REQ_POLLED)
 		this_cpu_inc(pd->stats->polled_bios);
-	pdm_map(pd, top);
+	pdm_send_top(pd, top);
 }
 
 /**
@@ -733,7 +731,7 @@ void pdm_requeue_work(struct work_struct *work)
 		 */
 		top->bi_opf &= ~(REQ_PREFLUSH | REQ_NOWAIT);
 		top->bi_status = BLK_STS_OK;
-		pdm_map(pd, top);
+		pdm_send_top(pd, top);
 	}
 	blk_finish_plug(&plug);
 }
@@ -771,5 +769,5 @@ void pdm_submit_bio(struct bio *bio)
 			return;
 		cpu_relax();
 	}
-	pdm_map_bio(pd, bio);
+	pdm_start_top(pd, bio);
 }

@@ -143,12 +143,76 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 	return text;
 }
 
+/* The verbs, one row each in pdm_cmds[] below. */
+enum pdm_cmd_kind {
+	PDM_CMD_GLOBAL,		/* no device yet: under pdm_ctl_mutex */
+	PDM_CMD_QUERY,		/* reads a device: under pdm_ctl_mutex */
+	PDM_CMD_CHANGE,		/* changes one: under its lock only */
+};
+
+struct pdm_cmd {
+	unsigned int ioc;
+	enum pdm_cmd_kind kind;
+	bool named;		/* hdr->name must be a valid device name */
+	bool takes_text;	/* a table comes in; a success keeps it */
+	pdm_output_fn *output;	/* what goes out, if anything */
+	/* The command itself: @pd NULL for PDM_CMD_GLOBAL. */
+	int (*run)(struct pdm_dev *pd, struct pdm_ioctl *hdr, char *text);
+};
+
+static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			  char *text)
+{
+	int ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
+				 &pd);
+
+	if (!ret)
+		pdm_fill_info(pd, hdr);
+	return ret;
+}
+
+static int pdm_cmd_remove(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			  char *text)
+{
+	return pdm_dev_remove(pd, hdr->err);
+}
+
+static int pdm_cmd_reload(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			  char *text)
+{
+	return pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
+}
+
+static int pdm_cmd_suspend(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			   char *text)
+{
+	return pdm_dev_suspend(pd, hdr->err);
+}
+
+static int pdm_cmd_resume(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			  char *text)
+{
+	return pdm_dev_resume(pd, hdr->err);
+}
+
+static const struct pdm_cmd pdm_cmds[] = {
+	{ PDM_IOC_LIST,    PDM_CMD_GLOBAL, false, false, pdm_output_list },
+	{ PDM_IOC_CREATE,  PDM_CMD_GLOBAL, true, true, NULL, pdm_cmd_create },
+	{ PDM_IOC_INFO,    PDM_CMD_QUERY,  true, false },
+	{ PDM_IOC_TABLE,   PDM_CMD_QUERY,  true, false, pdm_output_table },
+	{ PDM_IOC_STATUS,  PDM_CMD_QUERY,  true, false, pdm_output_status },
+	{ PDM_IOC_REMOVE,  PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_remove },
+	{ PDM_IOC_RELOAD,  PDM_CMD_CHANGE, true, true, NULL, pdm_cmd_reload },
+	{ PDM_IOC_SUSPEND, PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_suspend },
+	{ PDM_IOC_RESUME,  PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_resume },
+};
+
 /*
  * A command that changes a device: under the device's lock, which it may
  * hold while it waits for I/O in flight, and not under pdm_ctl_mutex, so
  * that other devices' commands go on meanwhile (see struct pdm_dev).
  */
-static int pdm_change_cmd(unsigned int cmd, struct pdm_dev *pd,
+static int pdm_change_cmd(const struct pdm_cmd *c, struct pdm_dev *pd,
 			  struct pdm_ioctl *hdr, char *text)
 {
 	int ret;
@@ -163,20 +227,7 @@ static int pdm_change_cmd(unsigned int cmd, struct pdm_dev *pd,
 		ret = -ENXIO;
 		goto unlock;
 	}
-	switch (cmd) {
-	case PDM_IOC_REMOVE:
-		ret = pdm_dev_remove(pd, hdr->err);
-		break;
-	case PDM_IOC_RELOAD:
-		ret = pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
-		break;
-	case PDM_IOC_SUSPEND:
-		ret = pdm_dev_suspend(pd, hdr->err);
-		break;
-	default:
-		ret = pdm_dev_resume(pd, hdr->err);
-		break;
-	}
+	ret = c->run(pd, hdr, text);
 	if (!pd->gone)
 		pdm_fill_info(pd, hdr);
 unlock:
@@ -184,55 +235,42 @@ unlock:
 	return ret;
 }
 
-static int pdm_do_cmd(unsigned int cmd, struct pdm_ioctl *hdr, char *text,
-		      char **out)
+static int pdm_do_cmd(const struct pdm_cmd *c, struct pdm_ioctl *hdr,
+		      char *text, char **out)
 {
-	struct pdm_dev *pd;
+	struct pdm_dev *pd = NULL;
 	int ret = 0;
 
 	mutex_lock(&pdm_ctl_mutex);
-	if (cmd == PDM_IOC_LIST) {
-		ret = pdm_make_output(hdr, NULL, pdm_output_list, out);
-		goto unlock;
+	if (c->kind != PDM_CMD_GLOBAL) {
+		pd = pdm_dev_find(hdr->name);
+		if (!pd) {
+			pdm_err(hdr->err, "%s: no such device", hdr->name);
+			ret = -ENXIO;
+			goto unlock;
+		}
 	}
-	if (cmd == PDM_IOC_CREATE) {
-		ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
-				     &pd);
-		if (!ret)
-			pdm_fill_info(pd, hdr);
-		goto unlock;
-	}
-	pd = pdm_dev_find(hdr->name);
-	if (!pd) {
-		pdm_err(hdr->err, "%s: no such device", hdr->name);
-		ret = -ENXIO;
-		goto unlock;
-	}
-	switch (cmd) {
-	case PDM_IOC_INFO:
-		break;
-	case PDM_IOC_TABLE:
-		ret = pdm_make_output(hdr, pd, pdm_output_table, out);
-		break;
-	case PDM_IOC_STATUS:
-		ret = pdm_make_output(hdr, pd, pdm_output_status, out);
-		break;
-	default:
+	if (c->kind == PDM_CMD_CHANGE) {
 		refcount_inc(&pd->ref);
 		mutex_unlock(&pdm_ctl_mutex);
-		ret = pdm_change_cmd(cmd, pd, hdr, text);
+		ret = pdm_change_cmd(c, pd, hdr, text);
 		pdm_dev_put(pd);
 		return ret;
 	}
-	pdm_fill_info(pd, hdr);
+	if (c->run)
+		ret = c->run(pd, hdr, text);
+	if (!ret && c->output)
+		ret = pdm_make_output(hdr, pd, c->output, out);
+	if (pd)
+		pdm_fill_info(pd, hdr);
 unlock:
 	mutex_unlock(&pdm_ctl_mutex);
 	return ret;
 }
 
-static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
+static long pdm_ctl_cmd(const struct pdm_cmd *c,
+			struct pdm_ioctl __user *uhdr)
 {
-	bool takes_text = cmd == PDM_IOC_CREATE || cmd == PDM_IOC_RELOAD;
 	struct pdm_ioctl hdr;
 	void __user *udata;
 	char *text = NULL, *out = NULL;
@@ -254,13 +292,13 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 			hdr.data_size, hdr.data_start);
 		goto reply;
 	}
-	if (cmd != PDM_IOC_LIST && !pdm_name_ok(hdr.name)) {
+	if (c->named && !pdm_name_ok(hdr.name)) {
 		pdm_err(hdr.err, "bad device name");
 		goto reply;
 	}
 	udata = (char __user *)uhdr + hdr.data_start;
 
-	if (takes_text) {
+	if (c->takes_text) {
 		text = pdm_get_text(&hdr, udata, hdr.err);
 		if (IS_ERR(text)) {
 			ret = PTR_ERR(text);
@@ -269,9 +307,9 @@ static long pdm_ctl_cmd(unsigned int cmd, struct pdm_ioctl __user *uhdr)
 		}
 	}
 
-	ret = pdm_do_cmd(cmd, &hdr, text, &out);
+	ret = pdm_do_cmd(c, &hdr, text, &out);
 	/* A created or reloaded device owns the text now. */
-	if (!ret && takes_text)
+	if (!ret && c->takes_text)
 		text = NULL;
 	if (out && copy_to_user(udata, out, hdr.data_len))
 		ret = -EFAULT;
@@ -290,28 +328,22 @@ static long pdm_ctl_ioctl(struct file *file, unsigned int cmd,
 		.major = PDM_ABI_MAJOR,
 		.minor = PDM_ABI_MINOR,
 	};
+	size_t i;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
 
-	switch (cmd) {
-	case PDM_IOC_VERSION:
+	/* The one verb without the common header. */
+	if (cmd == PDM_IOC_VERSION) {
 		if (copy_to_user((void __user *)arg, &ver, sizeof(ver)))
 			return -EFAULT;
 		return 0;
-	case PDM_IOC_CREATE:
-	case PDM_IOC_REMOVE:
-	case PDM_IOC_LIST:
-	case PDM_IOC_INFO:
-	case PDM_IOC_TABLE:
-	case PDM_IOC_STATUS:
-	case PDM_IOC_RELOAD:
-	case PDM_IOC_SUSPEND:
-	case PDM_IOC_RESUME:
-		return pdm_ctl_cmd(cmd, (struct pdm_ioctl __user *)arg);
-	default:
-		return -ENOTTY;
 	}
+	for (i = 0; i < ARRAY_SIZE(pdm_cmds); i++)
+		if (pdm_cmds[i].ioc == cmd)
+			return pdm_ctl_cmd(&pdm_cmds[i],
+					   (struct pdm_ioctl __user *)arg);
+	return -ENOTTY;
 }
 
 static const struct file_operations pdm_ctl_fops = {

@@ -2,7 +2,7 @@
 /*
  * pdm's poll_bio: polling the lower devices for a published top bio.
  *
- * Three ways to poll, per device (poll_mode in sysfs):
+ * Four ways to poll, per device (poll_mode in sysfs):
  * - tracked: bio_poll() on each of this bio's pending clones, which polls
  *   exactly the hardware queue each went to;
  * - sweep: one ->poll() pass over every poll-type hardware queue of every
@@ -82,7 +82,7 @@ static struct pdm_io *pdm_io_walk(struct bio *bio)
 
 	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
 		return NULL;
-	smp_rmb();	/* pairs with the publish in pdm_map() */
+	smp_rmb();	/* pairs with the publish in pdm_send_top() */
 	io = READ_ONCE(bio->bi_private);
 	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio)
@@ -258,7 +258,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	if (!bdev || bdev->bd_disk->fops != &pdm_fops)
 		return 0;
 	pd = bdev->bd_disk->private_data;
-	this_cpu_inc(pd->stats->poll_calls);
+	this_cpu_inc(pd->stats->poll_bio_calls);
 	io = pdm_io_walk(bio);
 	if (!io) {
 		this_cpu_inc(pd->stats->stale_polls);
@@ -277,12 +277,12 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 
 		now = ktime_get_ns();
 		if (now < due) {
-			this_cpu_inc(pd->stats->hybrid_early);
+			this_cpu_inc(pd->stats->hybrid_early_returns);
 			if (woke)
 				pdm_sleep_judge(pd, woke, false);
 			if (hybrid == PDM_HYBRID_SLEEP &&
 			    !pdm_sleep(pd, iob, now, due, est))
-				this_cpu_inc(pd->stats->sleep_refused);
+				this_cpu_inc(pd->stats->hybrid_sleep_refused);
 			return pdm_io_unwalk(io, now);
 		}
 	}

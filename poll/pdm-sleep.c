@@ -91,16 +91,19 @@ static void pdm_sleep_work(struct callback_head *cb)
 		set_current_state(TASK_INTERRUPTIBLE);
 		schedule_hrtimeout(&expires, HRTIMER_MODE_ABS);
 		woke = ktime_get_ns();
-		this_cpu_inc(pd->stats->sleeps);
-		this_cpu_add(pd->stats->slept_ns, woke - start);
+		this_cpu_inc(pd->stats->hybrid_sleeps);
+		this_cpu_add(pd->stats->hybrid_slept_ns, woke - start);
 		/* Cut short by a signal: that says nothing of the timer. */
-		if (woke >= wake)
-			WRITE_ONCE(pd->hybrid_late_ns,
-				   pdm_sleep_late_next(READ_ONCE(pd->hybrid_late_ns),
-						       woke - wake));
+		if (woke >= wake) {
+			u64 late = READ_ONCE(pd->hybrid_wake_late_ns);
+
+			WRITE_ONCE(pd->hybrid_wake_late_ns,
+				   pdm_sleep_late_next(late, woke - wake));
+		}
 		if (woke > s->due_ns) {
-			this_cpu_inc(pd->stats->late_wakeups);
-			this_cpu_add(pd->stats->late_ns, woke - s->due_ns);
+			this_cpu_inc(pd->stats->hybrid_late_wakeups);
+			this_cpu_add(pd->stats->hybrid_late_ns,
+				     woke - s->due_ns);
 		}
 		WRITE_ONCE(s->woken_probe, s->probe);
 		WRITE_ONCE(s->woken, current);
@@ -130,7 +133,7 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	       u64 due, u64 est)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
-	u64 late = READ_ONCE(pd->hybrid_late_ns) +
+	u64 late = READ_ONCE(pd->hybrid_wake_late_ns) +
 		   READ_ONCE(pd->hybrid_extra_ns);
 	u64 wake = pdm_sleep_until(now, due, late, est);
 	bool probe;
@@ -195,9 +198,9 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
 {
 	if (ready)
-		this_cpu_inc(pd->stats->sleep_ready);
+		this_cpu_inc(pd->stats->hybrid_sleep_ready);
 	else
-		this_cpu_inc(pd->stats->sleep_early);
+		this_cpu_inc(pd->stats->hybrid_sleep_early);
 	WRITE_ONCE(pd->hybrid_extra_ns,
 		   pdm_sleep_extra_next(READ_ONCE(pd->hybrid_extra_ns), ready,
 					woke == PDM_WOKE_PROBED));

@@ -45,37 +45,41 @@ static unsigned long pdm_stat_sum(struct pdm_dev *pd, size_t offset)
 	return sum;
 }
 
-#define PDM_STAT_ATTR(file, field)					\
-static ssize_t file##_show(struct device *dev,				\
-			   struct device_attribute *attr, char *buf)	\
+/* A counter's sysfs file has the name of its struct pdm_stats field. */
+#define PDM_STAT_ATTR(field)						\
+static ssize_t field##_show(struct device *dev,				\
+			    struct device_attribute *attr, char *buf)	\
 {									\
 	return sysfs_emit(buf, "%lu\n", pdm_stat_sum(pdm_from_dev(dev), \
 			  offsetof(struct pdm_stats, field)));		\
 }									\
-static DEVICE_ATTR_RO(file)
+static DEVICE_ATTR_RO(field)
 
-PDM_STAT_ATTR(bios, bios);
-PDM_STAT_ATTR(polled_bios, polled_bios);
-PDM_STAT_ATTR(poll_bio_calls, poll_calls);
-PDM_STAT_ATTR(lower_polls, lower_polls);
-PDM_STAT_ATTR(completions_found, found);
-PDM_STAT_ATTR(clones, clones);
-PDM_STAT_ATTR(remapped, remapped);
-PDM_STAT_ATTR(deferred, deferred);
-PDM_STAT_ATTR(trylock_skips, trylock_skips);
-PDM_STAT_ATTR(hybrid_early_returns, hybrid_early);
-PDM_STAT_ATTR(nowait_again, nowait_again);
-PDM_STAT_ATTR(requeued, requeued);
-PDM_STAT_ATTR(stale_polls, stale_polls);
-PDM_STAT_ATTR(hybrid_sleeps, sleeps);
-PDM_STAT_ATTR(hybrid_slept_ns, slept_ns);
-PDM_STAT_ATTR(hybrid_late_wakeups, late_wakeups);
-PDM_STAT_ATTR(hybrid_late_ns, late_ns);
-PDM_STAT_ATTR(hybrid_sleep_ready, sleep_ready);
-PDM_STAT_ATTR(hybrid_sleep_early, sleep_early);
-PDM_STAT_ATTR(hybrid_sleep_refused, sleep_refused);
+PDM_STAT_ATTR(bios);
+PDM_STAT_ATTR(polled_bios);
+PDM_STAT_ATTR(poll_bio_calls);
+PDM_STAT_ATTR(lower_polls);
+PDM_STAT_ATTR(completions_found);
+PDM_STAT_ATTR(clones);
+PDM_STAT_ATTR(remapped);
+PDM_STAT_ATTR(deferred);
+PDM_STAT_ATTR(trylock_skips);
+PDM_STAT_ATTR(hybrid_early_returns);
+PDM_STAT_ATTR(nowait_again);
+PDM_STAT_ATTR(requeued);
+PDM_STAT_ATTR(stale_polls);
+PDM_STAT_ATTR(hybrid_sleeps);
+PDM_STAT_ATTR(hybrid_slept_ns);
+PDM_STAT_ATTR(hybrid_late_wakeups);
+PDM_STAT_ATTR(hybrid_late_ns);
+PDM_STAT_ATTR(hybrid_sleep_ready);
+PDM_STAT_ATTR(hybrid_sleep_early);
+PDM_STAT_ATTR(hybrid_sleep_refused);
 
-/* "tracked [sweep] sweep_wait": the modes, the current one bracketed. */
+/*
+ * "tracked [sweep] sweep_wait direct": the modes, the current one
+ * bracketed.
+ */
 static ssize_t poll_mode_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -125,7 +129,10 @@ static ssize_t hybrid_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(hybrid);
 
-/* The learned earliest completion time: "<read ns> <write ns>". */
+/*
+ * The learned completion time, a lower quartile (pdm-hybrid.h):
+ * "<read ns> <write ns>".
+ */
 static ssize_t hybrid_estimate_ns_show(struct device *dev,
 				       struct device_attribute *attr,
 				       char *buf)
@@ -143,7 +150,7 @@ static ssize_t hybrid_wake_late_ns_show(struct device *dev,
 					char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(pdm_from_dev(dev)->hybrid_late_ns));
+			  READ_ONCE(pdm_from_dev(dev)->hybrid_wake_late_ns));
 }
 static DEVICE_ATTR_RO(hybrid_wake_late_ns);
 

@@ -43,25 +43,25 @@ struct pdm_map {
 struct pdm_stats {
 	unsigned long bios;		/* top bios submitted */
 	unsigned long polled_bios;	/* ... of which REQ_POLLED */
-	unsigned long poll_calls;	/* poll_bio calls */
+	unsigned long poll_bio_calls;	/* poll_bio calls */
 	unsigned long lower_polls;	/* bio_poll calls on clones */
-	unsigned long found;		/* clones completed by a poll */
+	unsigned long completions_found;	/* clones completed by a poll */
 	unsigned long clones;		/* lower bios issued */
 	unsigned long remapped;		/* bios remapped in place, no clone */
 	unsigned long deferred;		/* bios held back by a suspend */
 	unsigned long trylock_skips;	/* sweep: queue busy with a poller */
-	unsigned long hybrid_early;	/* hybrid: returned before polling */
+	unsigned long hybrid_early_returns;	/* left before polling */
 	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
 	unsigned long requeued;		/* polled, EAGAIN below: redone */
 	unsigned long stale_polls;	/* poll_bio on a bio not published */
 	/* hybrid "sleep" (pdm-sleep.c) */
-	unsigned long sleeps;		/* sleeps taken */
-	unsigned long slept_ns;		/* ... and their total length */
-	unsigned long late_wakeups;	/* woke after the bio was due */
-	unsigned long late_ns;		/* ... by this much in all */
-	unsigned long sleep_ready;	/* first poll after: completed */
-	unsigned long sleep_early;	/* first poll after: nothing yet */
-	unsigned long sleep_refused;	/* not due, but gated, not slept */
+	unsigned long hybrid_sleeps;	/* sleeps taken */
+	unsigned long hybrid_slept_ns;	/* ... and their total length */
+	unsigned long hybrid_late_wakeups;	/* woke after the bio was due */
+	unsigned long hybrid_late_ns;	/* ... by this much in all */
+	unsigned long hybrid_sleep_ready;	/* then polled: completed */
+	unsigned long hybrid_sleep_early;	/* then polled: not yet */
+	unsigned long hybrid_sleep_refused;	/* gated, not slept */
 };
 
 enum pdm_hybrid_mode {
@@ -156,17 +156,19 @@ struct pdm_dev {
 
 	/*
 	 * Polling policy (pdm-poll.c), set through sysfs at any time and
-	 * read once per poll_bio call.  hybrid_ns is the learned earliest
-	 * completion time per direction (0 read, 1 write); pollers update
-	 * it without a lock, and a lost update only loses one sample; a new
-	 * table starts them again.  hybrid_late_ns is how late hybrid
-	 * sleeps wake, learned by their task works (pdm-sleep.c) likewise,
-	 * and hybrid_extra_ns the margin the sleeps' verdicts add to it.
+	 * read once per poll_bio call.  hybrid_ns is the learned completion
+	 * time, a lower quartile (pdm-hybrid.h), per direction (0 read,
+	 * 1 write); pollers update it without a lock, and a lost update only
+	 * loses one sample; a new table starts them again.
+	 * hybrid_wake_late_ns is how late hybrid sleeps wake, learned by
+	 * their task works (pdm-sleep.c) likewise (the stats' hybrid_late_ns
+	 * sums the lateness of the late ones instead), and hybrid_extra_ns
+	 * the margin the sleeps' verdicts add to it.
 	 */
 	int poll_mode;			/* enum pdm_poll_mode */
 	int hybrid;			/* enum pdm_hybrid_mode */
 	u64 hybrid_ns[2];
-	u64 hybrid_late_ns;
+	u64 hybrid_wake_late_ns;
 	u64 hybrid_extra_ns;		/* margin from the sleeps' verdicts */
 	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
 	/*
@@ -295,7 +297,6 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 /* pdm-io.c */
 extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
-void pdm_map_bio(struct pdm_dev *pd, struct bio *bio);
 int pdm_io_claim(struct pdm_io *io, u64 now);
 void pdm_io_put(struct pdm_io *io);
 void pdm_remap_free_drain(struct pdm_dev *pd);

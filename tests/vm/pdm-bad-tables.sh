@@ -3,9 +3,9 @@
 # debug-tier: full 6 min on the debug kernel; the parser's error paths run under ASan in the unit tests and the fuzzer, and pdm-fault-ctl runs the kernel's refusals in the core
 # vm: -c 1
 # What pdm refuses, and that a refusal leaves nothing behind:
-# - the malformed-table corpus (tests/pdm-tables/bad/, embedded below since
-#   only tests/vm reaches the guest; tests/host/pdm-corpus-sync.sh checks
-#   that the two match byte for byte): each create fails with its errno,
+# - the malformed-table corpus (tests/pdm-tables/bad/, which scripts/vm.sh
+#   carries into the guest as /blkfast/pdm-tables; its EXPECTED gives each
+#   file's errno, line and message): each create fails with its errno,
 #   "line N: <reason>" from the kernel, no device, no module reference;
 #   then the corpus again and again while the kernel's unreclaimable slab
 #   stays flat (a leak on the failure path would grow it);
@@ -23,129 +23,6 @@
 #   stays flat over rounds of these refusals too;
 # - the control node: 0600 root (EACCES for a user), and EPERM from the
 #   ioctl for a user, even a user namespace's root, when it is 0666.
-#
-#   bash pdm-bad-tables.sh --write-corpus DIR   writes the embedded corpus
-#   (the .table files and EXPECTED) to DIR and exits; used on the host.
-
-# NAME|ERRNO|LINE|MESSAGE PREFIX AFTER "line N: "|TEXT (printf %b escapes)
-# or @GENERATOR in place of TEXT.  The numbers, names and texts are those of
-# tests/unit/table.c, which generates tests/pdm-tables/bad/.
-CORPUS=$(cat <<'EOF'
-01-unknown-target|EINVAL|1|unknown target 'mirror'|0 8 mirror /dev/nullb0 0\n
-02-target-uppercase|EINVAL|1|unknown target 'LINEAR'|0 8 LINEAR /dev/nullb0 0\n
-03-empty|EINVAL|1|no segments|
-04-only-comments|EINVAL|3|no segments|# a pdm table\n\n   # with nothing in it\n
-05-only-blanks|EINVAL|3|no segments| \n\t\n\n
-06-hex-length|EINVAL|1|length '0x10' is not a decimal number|0 0x10 linear /dev/nullb0 0\n
-07-hex-offset|EINVAL|1|offset '0x800' is not a decimal number|0 16 linear /dev/nullb0 0x800\n
-08-negative-length|EINVAL|1|length '-8' is not a decimal number|0 -8 linear /dev/nullb0 0\n
-09-negative-offset|EINVAL|1|offset '-1' is not a decimal number|0 8 linear /dev/nullb0 -1\n
-10-plus-sign|EINVAL|1|start '+0' is not a decimal number|+0 8 linear /dev/nullb0 0\n
-11-unit-suffix|EINVAL|1|length '8k' is not a decimal number|0 8k linear /dev/nullb0 0\n
-12-trailing-junk|EINVAL|1|offset '0;' is not a decimal number|0 8 linear /dev/nullb0 0;\n
-13-length-over-u64|ERANGE|1|length '18446744073709551616' is over 18446744073709551615|0 18446744073709551616 linear /dev/nullb0 0\n
-14-start-over-u64|ERANGE|2|start '99999999999999999999999' is over|0 8 linear /dev/nullb0 0\n99999999999999999999999 8 linear /dev/nullb1 0\n
-15-offset-over-u64|ERANGE|1|offset '18446744073709551616' is over|0 8 linear /dev/nullb0 18446744073709551616\n
-16-nr-over-u32|ERANGE|1|nr '4294967296' is over 4294967295|0 16 striped 4294967296 8 /dev/nullb0 0 /dev/nullb1 0\n
-17-chunk-over-u32|ERANGE|1|chunk_sectors '4294967296' is over 4294967295|0 16 striped 2 4294967296 /dev/nullb0 0 /dev/nullb1 0\n
-18-not-from-zero|EINVAL|1|gap: segment starts at 8, expected 0|8 8 linear /dev/nullb0 0\n
-19-gap|EINVAL|2|gap: segment starts at 100, expected 64|0 64 linear /dev/nullb0 0\n100 8 linear /dev/nullb1 0\n
-20-overlap|EINVAL|2|overlap: segment starts at 32, expected 64|0 64 linear /dev/nullb0 0\n32 8 linear /dev/nullb1 0\n
-21-overlap-after-comment|EINVAL|4|overlap: segment starts at 0, expected 64|# two halves\n0 64 linear /dev/nullb0 0\n\n0 64 linear /dev/nullb1 0\n
-22-zero-length|EINVAL|1|zero length|0 0 linear /dev/nullb0 0\n
-23-zero-length-second|EINVAL|2|zero length|0 8 linear /dev/nullb0 0\n8 0 linear /dev/nullb1 0\n
-24-chunk-not-pow2|EINVAL|1|chunk_sectors 12 is not a power of two|0 48 striped 2 12 /dev/nullb0 0 /dev/nullb1 0\n
-25-chunk-too-small|EINVAL|1|chunk_sectors 4 is under 8 (4 KiB)|0 16 striped 2 4 /dev/nullb0 0 /dev/nullb1 0\n
-26-chunk-zero|EINVAL|1|chunk_sectors 0 is not a power of two|0 16 striped 2 0 /dev/nullb0 0 /dev/nullb1 0\n
-27-stripes-not-dividing|EINVAL|1|length 24 is not a multiple of 2 stripes * 8 sectors|0 24 striped 2 8 /dev/nullb0 0 /dev/nullb1 0\n
-28-chunk-not-dividing|EINVAL|1|length 20 is not a multiple of 1 stripes * 8 sectors|0 20 striped 1 8 /dev/nullb0 0\n
-29-zero-stripes|EINVAL|1|striped over 0 devices|0 8 striped 0 8\n
-30-too-many-stripes|E2BIG|1|65 stripes, over 64|@gen_many_stripes
-31-too-many-segments|E2BIG|1025|more than 1024 segments|@gen_many_segments
-32-linear-missing-offset|EINVAL|1|missing offset|0 8 linear /dev/nullb0\n
-33-linear-missing-device|EINVAL|1|missing device|0 8 linear\n
-34-linear-extra-argument|EINVAL|1|extra argument '0'|0 8 linear /dev/nullb0 0 0\n
-35-striped-missing-pair|EINVAL|1|missing device 2 of 2|0 16 striped 2 8 /dev/nullb0 0\n
-36-striped-missing-offset|EINVAL|1|missing offset|0 16 striped 2 8 /dev/nullb0 0 /dev/nullb1\n
-37-striped-extra-pair|EINVAL|1|extra argument '/dev/nullb0'|0 16 striped 2 8 /dev/nullb0 0 /dev/nullb1 0 /dev/nullb0 8\n
-38-striped-missing-chunk|EINVAL|1|missing chunk_sectors|0 16 striped 2\n
-39-missing-length|EINVAL|1|missing length|0\n
-40-missing-target|EINVAL|1|missing target|0 8\n
-41-comment-eats-offset|EINVAL|1|missing offset|0 8 linear /dev/nullb0 # 0\n
-42-long-line|E2BIG|2|longer than 4096 bytes|@gen_long_line
-43-nul-byte|EINVAL|1|NUL byte at column 21|0 8 linear /dev/null\0b0 0\n
-44-nul-in-comment|EINVAL|2|NUL byte at column 3|0 8 linear /dev/nullb0 0\n# \0\n
-45-control-byte|EINVAL|1|non-printable byte 0x01 at column 17|0 8 linear /dev/\x01nullb0 0\n
-46-high-byte|EINVAL|1|non-printable byte 0xc3 at column 22|0 8 linear /dev/nullb\xc3\xa9 0\n
-47-binary-junk|EINVAL|1|non-printable byte 0x89 at column 1|\x89PNG\r\n\x1a\n\0\0\0\rIHDR
-48-bare-cr|EINVAL|1|non-printable byte 0x0d at column 11|0 8 linear\r/dev/nullb0 0\n
-49-vertical-tab|EINVAL|1|non-printable byte 0x0b at column 4|0 8\vlinear /dev/nullb0 0\n
-50-device-name-too-long|ENAMETOOLONG|1|device name of 256 bytes is over 255|@gen_long_dev
-51-end-overflow|ERANGE|2|start 8 + length 18446744073709551615 overflows|0 8 linear /dev/nullb0 0\n8 18446744073709551615 linear /dev/nullb1 0\n
-52-offset-end-overflow|ERANGE|1|offset 18446744073709551610 + 16 sectors overflows|0 16 linear /dev/nullb0 18446744073709551610\n
-53-striped-offset-end-overflow|ERANGE|1|offset 18446744073709551610 + 16 sectors overflows|0 32 striped 2 8 /dev/nullb0 0 /dev/nullb1 18446744073709551610\n
-54-error-on-third-line|EINVAL|3|offset 'zero' is not a decimal number|0 8 linear /dev/nullb0 0\n8 8 linear /dev/nullb1 0\n16 8 linear /dev/nullb0 zero\n
-EOF
-)
-
-# N copies of CHAR.
-repeat() {
-	local s
-	printf -v s '%*s' "$2" ''
-	printf '%s' "${s// /$1}"
-}
-
-# PDM_MAX_STRIPES + 1 pairs.
-gen_many_stripes() {
-	local k
-	printf '0 520 striped 65 8'
-	for ((k = 0; k <= 64; k++)); do
-		printf ' /dev/nullb%d %d' $((k % 2)) $((8 * k))
-	done
-	printf '\n'
-}
-
-# PDM_MAX_SEGMENTS + 1 valid lines.
-gen_many_segments() {
-	local k
-	for ((k = 0; k <= 1024; k++)); do
-		printf '%d 8 linear /dev/nullb0 %d\n' $((8 * k)) $((8 * k))
-	done
-}
-
-# A valid line, then one of PDM_MAX_LINE + 1 bytes.
-gen_long_line() {
-	printf '0 8 linear /dev/nullb0 0\n8 8 linear /dev/nullb1 0 #'
-	repeat x 4071
-	printf '\n'
-}
-
-# A device name of PDM_MAX_DEV_NAME + 1 bytes.
-gen_long_dev() {
-	printf '0 8 linear /dev/'
-	repeat x 251
-	printf ' 0\n'
-}
-
-# write_corpus DIR: the .table files and EXPECTED, as in tests/pdm-tables/bad.
-write_corpus() {
-	local dir=$1 name err line msg text
-	mkdir -p "$dir" || return 1
-	: >"$dir/EXPECTED"
-	while IFS='|' read -r name err line msg text; do
-		case $text in
-		@*) "${text#@}" ;;
-		*) printf '%b' "$text" ;;
-		esac >"$dir/$name.table" || return 1
-		echo "$name.table $err" >>"$dir/EXPECTED"
-	done <<<"$CORPUS"
-}
-
-if [ "${1:-}" = --write-corpus ]; then
-	[ $# = 2 ] || { echo "usage: $0 --write-corpus DIR" >&2; exit 2; }
-	write_corpus "$2"
-	exit
-fi
 
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
@@ -215,12 +92,13 @@ run modprobe pdm
 expect_eq "refcnt after load" 0 "$(refcnt)"
 expect_eq "ls" "No devices found" "$(pdmsetup ls)"
 
-dir=/tmp/bad
-write_corpus $dir || fail "cannot write the corpus"
-expect_eq "corpus cases" 54 "$(wc -l <$dir/EXPECTED)"
+dir=$(dirname "$0")/pdm-tables/bad
+[ -f "$dir/EXPECTED" ] || fail "no corpus at $dir"
+expect_eq "corpus cases" 54 "$(wc -l <"$dir/EXPECTED")"
 expect_eq "31-too-many-segments bytes" 31495 \
-	"$(stat -c %s $dir/31-too-many-segments.table)"
-expect_eq "42-long-line bytes" 4123 "$(stat -c %s $dir/42-long-line.table)"
+	"$(stat -c %s "$dir/31-too-many-segments.table")"
+expect_eq "42-long-line bytes" 4123 \
+	"$(stat -c %s "$dir/42-long-line.table")"
 
 # Tables of 1 MiB: exactly PDM_MAX_TABLE bytes (one segment, then blank
 # lines) is accepted; one more byte is refused by pdmsetup itself, which
@@ -239,8 +117,8 @@ rm -f /tmp/max.table
 
 echo "corpus: each create fails with its errno and line ($(uptime_s) s)"
 cases=0
-while IFS='|' read -r name err line msg text; do
-	out=$(pdmsetup create bad "$dir/$name.table" 2>&1) &&
+while read -r name err line msg; do
+	out=$(pdmsetup create bad "$dir/$name" 2>&1) &&
 		fail "$name: create succeeded: $out"
 	want="pdmsetup: create bad: ${STRERROR[$err]}: line $line: $msg"
 	case $out in
@@ -250,7 +128,7 @@ while IFS='|' read -r name err line msg text; do
 	esac
 	expect_no_pdm_disk "$name"
 	cases=$((cases + 1))
-done <<<"$CORPUS"
+done <"$dir/EXPECTED"
 expect_eq "corpus cases refused with errno and line" 54 $cases
 expect_eq "ls after the corpus" "No devices found" "$(pdmsetup ls)"
 expect_eq "nullb0 holders" "" "$(ls /sys/block/nullb0/holders)"
@@ -276,14 +154,14 @@ BOUND_KB=8
 
 # leak_rounds: run the corpus ROUNDS times; the SUnreclaim growth in kB.
 leak_rounds() {
-	local r name err line msg text before after
+	local r name before after
 	before=$(sunreclaim_settled)
 	note "before: SUnreclaim $before kB (settled) at $(uptime_s) s"
 	for ((r = 1; r <= ROUNDS; r++)); do
-		while IFS='|' read -r name err line msg text; do
-			pdmsetup create bad "$dir/$name.table" 2>/dev/null &&
+		while read -r name _; do
+			pdmsetup create bad "$dir/$name" 2>/dev/null &&
 				fail "$name: create succeeded in round $r"
-		done <<<"$CORPUS"
+		done <"$dir/EXPECTED"
 		note "round $r: SUnreclaim $(sunreclaim) kB at $(uptime_s) s"
 	done
 	after=$(sunreclaim_settled)

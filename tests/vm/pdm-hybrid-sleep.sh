@@ -18,7 +18,8 @@
 #     right after fio exits both succeed: 5 rounds, no crash (the debug
 #     tier reports a sleep in atomic context or a use-after-free).
 # On the debug kernel, whose checks distort timing, step 2 asserts only
-# that sleeps happened, not the CPU ratio; its core tier leaves out step 0
+# that sleeps happened (100 of the 2,000 reads at least), not how many
+# nor the CPU ratio; its core tier leaves out step 0
 # (pdm-poll-modes verifies through hybrid sleep over NVMe there too).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
@@ -137,9 +138,14 @@ sleeps=$(( $(stat_of hybrid_sleeps) - s0 ))
 slept=$(( $(stat_of hybrid_slept_ns) - t0 ))
 c2=$(cpu_per_io classic2 off)
 note "CPU per I/O (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept / 1000000)) ms slept; late wake-ups $(stat_of hybrid_late_wakeups), lateness learned $(stat_of hybrid_wake_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
-expect_ge "QD1 sleeps (one per read at least, less 5%)" 1900 "$sleeps"
 classic=$(( c1 < c2 ? c1 : c2 ))
-if ! grep -q blkfast.debug_tier= /proc/cmdline; then
+if grep -q blkfast.debug_tier= /proc/cmdline; then
+	# A read is gated, not slept, where the wake-up lateness learned
+	# eats its wait: on the debug kernel of a loaded host that was 426 us
+	# of the 1 ms, and 1,573 of 2,000 reads slept.
+	expect_ge "QD1 sleeps (debug kernel: sleeps happen)" 100 "$sleeps"
+else
+	expect_ge "QD1 sleeps (one per read at least, less 5%)" 1900 "$sleeps"
 	expect_le "sleep's CPU per I/O x2 <= classic's (the lower of two runs)" \
 		"$classic" $((z * 2))
 	# The sleeping is in process context, where the time goes: more
