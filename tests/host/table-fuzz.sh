@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Fuzz pdm_table_parse() with libFuzzer under ASan/UBSan for FUZZ_SECONDS
-# (default 60), starting from the committed seed corpus.  New inputs go to a
-# scratch copy in build/fuzz/, never into tests/fuzz/corpus-table/.  Fails on
-# any crash, leak, sanitizer report or broken invariant.
+# (default 60), starting from the table corpus, tests/pdm-tables/ (good and
+# bad).  New inputs go to a scratch copy in build/fuzz/, never into the
+# corpus.  Fails on any crash, leak, sanitizer report or broken invariant.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -29,7 +29,11 @@ mkdir -p "$out" || fail "cannot create $out"
 
 rm -rf "$scratch" "$out/crashes"
 mkdir -p "$scratch" "$out/crashes"
-cp tests/fuzz/corpus-table/* "$scratch/" || fail "no seed corpus"
+for t in tests/pdm-tables/*/*.table; do
+	# One folder: good/ and bad/ both hold 01-*.
+	cp "$t" "$scratch/$(basename "$(dirname "$t")")-$(basename "$t")" ||
+		fail "no seed corpus"
+done
 
 # -max_len: inputs of PDM_MAX_TABLE would slow every run (the size limit
 # has its own unit test); 64 KiB still holds over 1024 segments.
