@@ -16,8 +16,11 @@
 #   sudo make dkms-add   register the sources with DKMS (dkms-remove)
 #   make clean           remove everything the build made
 
-KABI		:= 6.1.0-57
-FLAVOUR		?= amd64
+# Debian's kernel ABI and the default flavour: stated in scripts/config.sh.
+KABI		:= $(shell sed -n 's/^KABI=//p' scripts/config.sh)
+ifeq ($(origin FLAVOUR),undefined)
+FLAVOUR		:= $(shell sed -n 's/^BLKFAST_DEFAULT_FLAVOUR=//p' scripts/config.sh)
+endif
 KVER		?= $(shell uname -r)
 # The kernel the VM tests boot, and the headers that match it.
 VM_KDIR		:= /usr/src/linux-headers-$(KABI)-$(FLAVOUR)
@@ -27,7 +30,7 @@ ifeq ($(origin KDIR),undefined)
     KDIR := /lib/modules/$(KVER)/build
   else
     KDIR := $(VM_KDIR)
-    ifeq ($(filter check demo lint clean tools unit bench bench-sched install uninstall dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
+    ifeq ($(filter check demo lint clean tools vm-build mutants bench bench-sched install uninstall dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
       $(info blkfast: /lib/modules/$(KVER)/build not found; building against $(KDIR))
     endif
   endif
@@ -42,7 +45,7 @@ PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=
 
-.PHONY: all modules tools check demo unit vm-tests load unload clean deps bench-sched bench lint mutants
+.PHONY: all modules tools vm-build check demo load unload clean deps bench-sched bench lint mutants
 
 all: modules
 
@@ -58,17 +61,18 @@ tools:
 deps:
 	scripts/deps.sh --flavour $(FLAVOUR)
 
-# The VM boots Debian's kernel, so the modules are always built against its
-# headers here, whatever the host runs.
-check: deps
+# What every VM run needs.  The VM boots Debian's kernel, so the modules
+# (the test-only ones too) are built against its headers, whatever the host
+# runs; and the tools.
+vm-build: deps
 	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
 	$(MAKE) tools
+
+check: vm-build
 	scripts/lint.sh
 	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm rt debug
 
-demo: deps
-	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
-	$(MAKE) tools
+demo: vm-build
 	scripts/vm.sh -c 2 scripts/demo-guest.sh
 
 # checkpatch --strict, sparse, clang-format's spacing and shellcheck over
@@ -78,23 +82,18 @@ lint: deps
 
 # Mutation check (scripts/mutants.sh): slow, one VM test run per mutant and
 # test; MUTANTS="name ..." for a subset.
-mutants: deps
-	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
+mutants: vm-build
 	scripts/mutants.sh $(MUTANTS)
 
 # Every comparison, one report: build/bench/report.md (see scripts/bench.sh).
 # BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS.
-bench: deps
-	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
-	$(MAKE) tools
+bench: vm-build
 	scripts/bench.sh $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
 
 # Scheduler contention benchmark: one boot per vCPU count in BENCH_CPUS
 # (default "2 8": pinned, then oversubscribed), results in build/bench/.
 # BENCH_REPEATS, BENCH_SECS, BENCH_JOBS, BENCH_QUICK=1: see the script.
-bench-sched: deps
-	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
-	$(MAKE) tools
+bench-sched: vm-build
 	BENCH_CPUS="$(BENCH_CPUS)" BENCH_REPEATS="$(BENCH_REPEATS)" \
 		BENCH_SECS="$(BENCH_SECS)" BENCH_JOBS="$(BENCH_JOBS)" \
 		BENCH_QUICK="$(BENCH_QUICK)" scripts/bench-sched.sh
@@ -130,6 +129,7 @@ INSTALL_TOOLS	:= pdmsetup uring-bench
 DKMS_SRCTREE	?= /usr/src
 DKMS_SRC	= $(DKMS_SRCTREE)/blkfast-$(BLKFAST_VERSION)
 DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
+		  scripts/config.sh \
 		  $(filter-out %.mod.c,$(wildcard sched/Kbuild sched/*.[ch] \
 		    poll/Kbuild poll/*.[ch] include/*/*.h include/*/*/*.h \
 		    tests/modules/Kbuild tests/modules/*.c))

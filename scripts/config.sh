@@ -6,12 +6,13 @@
 # cloud-amd64 or rt-amd64 (PREEMPT_RT).  `make check FLAVOUR=rt-amd64`
 # reaches here through make's export of command-line variables.
 KABI=6.1.0-57
+BLKFAST_DEFAULT_FLAVOUR=amd64
 # Debian's flavours, each with a headers package; and what a guest may boot:
 # those, plus "debug", built here from the same source with lockdep, KASAN,
 # kmemleak and fault injection (scripts/debug-kernel.sh).
 BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
 BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug"
-BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-amd64}}
+BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-$BLKFAST_DEFAULT_FLAVOUR}}
 case " $BLKFAST_GUEST_FLAVOURS " in
 *" $BLKFAST_FLAVOUR "*) ;;
 *) echo "blkfast: unknown kernel flavour '$BLKFAST_FLAVOUR'" \

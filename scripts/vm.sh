@@ -90,6 +90,8 @@ install -m 755 "$script" "$ov/blkfast/run.sh"
 printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
 	>"$ov/blkfast/args"
 cp -r "$top/tests/vm" "$ov/blkfast/tests"
+# The table corpus, one copy for the unit tests, the fuzzer and the guest.
+cp -r "$top/tests/pdm-tables" "$ov/blkfast/pdm-tables"
 # Our modules, built against the headers of the flavour booted: a module
 # from another flavour would only fail later, in modprobe, on its vermagic
 # or symbol versions.
