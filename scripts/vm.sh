@@ -140,6 +140,13 @@ cat "$base" "$work/overlay.cpio.gz" >"$work/initrd"
 # tests/host/harness-stall.sh proves both sides: a 25 s stall passes, one
 # past the threshold fails the run.
 stall_args="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
+# A stall, a soft lockup or a hung task panics the guest, and the panic
+# replays the whole kernel log, stack dumps included, onto the console
+# (panic_print=32; loglevel=4 keeps them off it otherwise): such a run
+# fails at once, saying where it was stuck, instead of when its time
+# limit kills a guest that reported nothing.
+stall_args+=" softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
+stall_args+=" sysctl.kernel.hung_task_panic=1 panic_print=32"
 # No 5-level paging (la57=off): with it, an interrupt that lands while
 # 6.1's identify_cpu() has cleared the boot CPU's feature bits makes
 # KASAN take a direct-map address for a wild one (seen on the debug
@@ -196,9 +203,7 @@ fail() {
 	tail -n 40 "$console" >&2
 	exit 1
 }
-[ $timed_out = 0 ] || fail "guest still running after ${timeout_s}s (hang?)"
 rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
-[ -n "$rc" ] || fail "guest never reported an exit code (crash or panic)"
 # Debian's kernel prints few of these; the debug kernel (-f debug) adds
 # lockdep, KASAN, DEBUG_OBJECTS and atomic-sleep reports.
 splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
@@ -206,8 +211,12 @@ splat+='|possible circular locking dependency|inconsistent lock state|possible r
 if grep -aEn "$splat" "$console" >"$work/splats"; then
 	echo "vm.sh: guest kernel log has a splat:" >&2
 	head -n 20 "$work/splats" >&2
+	[ -n "$rc" ] || fail "kernel splat; guest never reported an exit code" \
+		"(crash or panic)"
 	fail "kernel splat (script exit code $rc)"
 fi
+[ $timed_out = 0 ] || fail "guest still running after ${timeout_s}s (hang?)"
+[ -n "$rc" ] || fail "guest never reported an exit code (crash or panic)"
 # kmemleak's report (debug kernel, scripts/guest-init.sh): an unreferenced
 # object whose allocation backtrace names one of our modules is a leak of
 # ours.  (A frame in a module unloaded before the scan prints as a bare
