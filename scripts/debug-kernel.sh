@@ -76,6 +76,7 @@ trim_options=(
 	-d WIRELESS -d WLAN
 	-d HOTPLUG_PCI -d AGP -d FB -d EDAC -d HWMON -d I2C -d SPI -d GPIOLIB
 	-d WATCHDOG -d DMADEVICES -d INTEL_IOMMU -d AMD_IOMMU
+	-d MICROCODE_AMD
 )
 
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
