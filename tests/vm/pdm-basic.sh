@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full the verbs and output shapes; every pdm test of the core creates, does polled I/O on and removes devices
 # vm: -c 2
 # pdm over null_blk poll queues: pdmsetup's verbs and output shapes, linear
 # and striped tables with io_uring hipri=1 (every completion reaped by

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full output sizing, no concurrency; the control path's allocation and error paths run in the core under pdm-fault-ctl
 # The control device's output protocol (LIST, TABLE, STATUS), with data
 # areas of exactly chosen sizes (tests/progs/pdm-ctl-out.c): a buffer just
 # too small or far too small comes back with PDM_F_BUFFER_FULL and the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full limit arithmetic and what passes through; the same clone paths run in the core's pdm tests
 # vm: -c 2
 # What pdm passes on from its lower devices:
 # - polling only when every leg polls: a table with a leg that has no poll

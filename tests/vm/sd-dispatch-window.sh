@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full holds scheduler windows open with kprobes, an ordering question; split-deadline's locking runs in the core under sd-switch, sd-verify and sd-fault
 # vm: -c 2
 # No 3 ms bubble after split-deadline's dispatcher drops its lock.  Only
 # one CPU dispatches at a time (SD_DISPATCHING): a request inserted after

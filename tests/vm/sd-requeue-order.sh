@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full dispatch order, no lifetime question; the requeue path runs in the core under sd-fault's requeue injection
 # vm: -c 2
 # Requeued requests come back in mq-deadline's order, staged or not.  The
 # test-only disk requeue0 (tests/modules/blkfast-requeue.c) keeps four

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full counts lower polls in gate mode; the hybrid paths run in the core under pdm-hybrid-sleep
 # vm: -c 2
 # The test-only slowpoll disk (tests/modules/blkfast-slowpoll.c) and
 # pdm's hybrid polling over it.  The disk takes service_us per request
