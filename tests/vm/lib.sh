@@ -348,6 +348,12 @@ nullb_prefill() {
 		fail "cannot prefill $1"
 }
 
+# on_debug_kernel: true in a guest of the debug tier (tests/run puts
+# blkfast.debug_tier= on its command line).
+on_debug_kernel() {
+	grep -q blkfast.debug_tier= /proc/cmdline
+}
+
 # debug_tier: "core" when make check's core of the debug tier boots this
 # guest (tests/run puts blkfast.debug_tier= on its command line), else
 # "full".

@@ -55,9 +55,12 @@ inflight() {
 	echo $((r + w))
 }
 
-# run_cycles N MODES FIO-ARGS...: run fio with FIO-ARGS for 12 s and,
-# while it runs, suspend and resume up to N times (at least 4), in each of
-# MODES by turns.
+# run_cycles N MODES FIO-ARGS...: run fio with FIO-ARGS for 12 s (30 on
+# the debug kernel, where two guests at once left room for only 3 cycles
+# in 12) and, while it runs, suspend and resume up to N times (at least
+# 4), in each of MODES by turns.
+runtime=12
+on_debug_kernel && runtime=30
 cycles=0 busy=0 d0=$(cat $sys/deferred)
 rm -f /tmp/mapped
 run_cycles() {
@@ -65,7 +68,7 @@ run_cycles() {
 	read -ra modes <<<"$2"
 	shift 2
 	fio --name=slow --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
-		--rw=randrw --iodepth=32 --time_based --runtime=12 \
+		--rw=randrw --iodepth=32 --time_based --runtime=$runtime \
 		--output-format=terse --terse-version=3 "$@" >/tmp/slow.out 2>&1 &
 	fpid=$!
 	# Until fio's I/O reaches the lower devices.
