@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -t 400
 # A device's life around completions that run in another task: create,
-# write and read back, remove, over and over (300 times; 100 in the
+# write and read back, remove, over and over (300 times; 50 in the
 # debug tier's core), by turns over two lower devices: null_blk
 # completing inline under mq-deadline (dispatch, and so the whole
 # completion, pdm's clone end_io and the top bio's bio_endio() included,
@@ -24,7 +24,7 @@ run losetup /dev/loop0 /tmp/lower.img
 sectors=$(cat /sys/block/loop0/size)
 lowers=(nullb0 loop0)
 rounds=300
-[ "$(debug_tier)" = core ] && rounds=100
+[ "$(debug_tier)" = core ] && rounds=50
 dd if=/dev/urandom of=/tmp/block bs=64k count=1 status=none
 for i in $(seq "$rounds"); do
 	lower=${lowers[$((i % 2))]}

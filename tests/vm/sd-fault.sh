@@ -16,7 +16,7 @@
 #    hangs, and the scheduler holds and owns nothing at idle, as
 #    mq-deadline;
 #  - every allocation of an elevator switch to split-deadline fails in
-#    turn (/proc/self/fail-nth with failslab and fail_page_alloc armed):
+#    turn (every 5th in the debug tier's core) (/proc/self/fail-nth with failslab and fail_page_alloc armed):
 #    a switch that fails says so, and the queue keeps working with its
 #    previous scheduler, or with none where 6.1 falls back to it (a failure
 #    after the old scheduler was torn down); the loop ends when a switch
@@ -37,6 +37,9 @@ sched_sum() {
 }
 
 # --- requeues under verify I/O ---
+# 128 MiB per job; 32 in the debug tier's core (hundreds of requeues).
+mib=128
+[ "$(debug_tier)" = core ] && mib=32
 declare -A owned
 nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1 \
 	requeue=1,5,0,-1
@@ -44,7 +47,7 @@ for s in mq-deadline split-deadline; do
 	set_sched nullb0 $s
 	echo 'hist:keys=common_type' >$EV/trigger
 	fio_run "requeue-$s" --filename=/dev/nullb0 --ioengine=io_uring \
-		--direct=1 --bsrange=4k-64k --rw=randrw --size=128m \
+		--direct=1 --bsrange=4k-64k --rw=randrw --size=${mib}m \
 		--iodepth=16 --numjobs=2 --offset_increment=128m \
 		--verify=crc32c --verify_fatal=1 --do_verify=1
 	n=$(requeues)
@@ -95,7 +98,11 @@ nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1
 set_sched nullb0 mq-deadline
 fail_nth_setup
 failed=0 done_n=0
-for n in $(seq 1 400); do
+# Every call fails in turn; every 5th in the debug tier's core (200 calls,
+# some 4 s a try there).
+stride=1
+[ "$(debug_tier)" = core ] && stride=5
+for n in $(seq 1 "$stride" 400); do
 	# One subshell per try: fail-nth belongs to it and dies with it.
 	# Its outcome comes back as an exit status, not as text: writing to a
 	# pipe allocates a page, which the armed fault would hit after the

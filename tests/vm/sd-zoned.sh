@@ -23,15 +23,19 @@ for e in block_rq_issue block_rq_complete; do
 	echo "dev == $(( (maj << 20) | min ))" >$TRACEFS/events/block/$e/filter
 	echo 1 >$TRACEFS/events/block/$e/enable
 done
+# 32 MiB per job; 16 in the debug tier's core: one zone (fio wants one at
+# least), still 1,024 writes a job.
+mib=32
+[ "$(debug_tier)" = core ] && mib=16
 for s in mq-deadline split-deadline; do
 	set_sched nullb0 "$s"
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
 	fio_run "zoned-$s" --filename=/dev/nullb0 --ioengine=io_uring \
 		--direct=1 --zonemode=zbd --bs=16k --rw=write --iodepth=8 \
-		--numjobs=4 --offset_increment=256m --size=32m \
+		--numjobs=4 --offset_increment=256m --size=${mib}m \
 		--verify=crc32c --do_verify=1 --verify_fatal=1
-	expect_eq "$s: write KiB" $((4 * 32 * 1024)) "$(fio_field 47)"
+	expect_eq "$s: write KiB" $((4 * mib * 1024)) "$(fio_field 47)"
 	echo 0 >$TRACEFS/tracing_on
 	trace_complete "$s"
 	# "... block_rq_issue: 259,0 W 16384 () 32768 + 32 [fio]";
@@ -49,7 +53,7 @@ for s in mq-deadline split-deadline; do
 		}
 		END { print n + 0, most + 0 }' $TRACEFS/trace)"
 	note "$s: $writes writes issued, at most $most in flight to one zone"
-	expect_ge "$s: writes traced" 4096 "$writes"
+	expect_ge "$s: writes traced (half of them)" $((mib * 128)) "$writes"
 	expect_eq "$s: most writes in flight to one zone" 1 "$most"
 done
 for e in block_rq_issue block_rq_complete; do
