@@ -16,11 +16,12 @@
 #    hangs, and the scheduler holds and owns nothing at idle, as
 #    mq-deadline;
 #  - every allocation of an elevator switch to split-deadline fails in
-#    turn (every 5th in the debug tier's core) (/proc/self/fail-nth with failslab and fail_page_alloc armed):
-#    a switch that fails says so, and the queue keeps working with its
-#    previous scheduler, or with none where 6.1 falls back to it (a failure
-#    after the old scheduler was torn down); the loop ends when a switch
-#    passes with the fault not reached.
+#    turn, every 5th in the debug tier's core (/proc/self/fail-nth with
+#    failslab and fail_page_alloc armed): a switch that fails says so,
+#    and the queue keeps working with its previous scheduler, or with none
+#    where 6.1 falls back to it (a failure after the old scheduler was
+#    torn down); the loop ends when a switch passes with the fault not
+#    reached.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
