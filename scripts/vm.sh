@@ -142,11 +142,12 @@ cat "$base" "$work/overlay.cpio.gz" >"$work/initrd"
 stall_args="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 # A stall, a soft lockup or a hung task panics the guest, and the panic
 # replays the whole kernel log, stack dumps included, onto the console
-# (panic_print=32; loglevel=4 keeps them off it otherwise): such a run
-# fails at once, saying where it was stuck, instead of when its time
-# limit kills a guest that reported nothing.
+# (panic_print 0x20; loglevel=4 keeps them off it otherwise) and dumps
+# every CPU's stack (0x40), the one a stalled CPU waits on among them:
+# such a run fails at once, saying where it was stuck, instead of when its
+# time limit kills a guest that reported nothing.
 stall_args+=" softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
-stall_args+=" sysctl.kernel.hung_task_panic=1 panic_print=32"
+stall_args+=" sysctl.kernel.hung_task_panic=1 panic_print=0x60"
 # No 5-level paging (la57=off): with it, an interrupt that lands while
 # 6.1's identify_cpu() has cleared the boot CPU's feature bits makes
 # KASAN take a direct-map address for a wild one (seen on the debug
@@ -209,8 +210,14 @@ rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
 splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
 splat+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
 if grep -aEn "$splat" "$console" >"$work/splats"; then
-	echo "vm.sh: guest kernel log has a splat:" >&2
-	head -n 20 "$work/splats" >&2
+	# The first report in context (what printed a bare "Call Trace:" sits
+	# in the lines above it, and the top of its stack below), then the
+	# other kinds of line matched.
+	first=$(head -n 1 "$work/splats" | cut -d: -f1)
+	echo "vm.sh: guest kernel log has a splat; the first, at line $first:" >&2
+	sed -n "$((first > 4 ? first - 4 : 1)),$((first + 10))p" "$console" >&2
+	echo "vm.sh: every line matched (Call Trace lines left out):" >&2
+	grep -v ':\[ *[0-9.]*\] *Call Trace:' "$work/splats" | head -n 12 >&2
 	[ -n "$rc" ] || fail "kernel splat; guest never reported an exit code" \
 		"(crash or panic)"
 	fail "kernel splat (script exit code $rc)"

@@ -293,7 +293,11 @@ nullb_cfs() {
 # FETCHARGS...' arms the kprobe event blkfast/NAME with a hist trigger keyed
 # on KEY (one of its fetch args, or common_type for a single total);
 # probe_hist_counts NAME prints the hits of each key, one a line, fewest
-# first; probe_hist_total NAME their sum; probe_hist_stop NAME removes it.
+# first; probe_hist_total NAME their sum; probe_hist_clear NAME zeroes the
+# counts; probe_hist_stop NAME removes it.  Arm a probe once per test and
+# clear it between runs: every arming of an ftrace-based kprobe builds and
+# rewrites kernel text on all CPUs, each one more chance at the rare TCG
+# stall of CI (a 60 s stall in arch_ftrace_update_trampoline, seen once).
 declare -A PROBE_HIST_KEY=()
 probe_hist_start() {
 	local name=$1 key=$2 type=${3%% *} rest=${3#* }
@@ -313,6 +317,12 @@ probe_hist_counts() {
 probe_hist_total() {
 	awk '$1 == "{" && /hitcount:/ { s += $NF } END { print s + 0 }' \
 		"$TRACEFS/events/blkfast/$1/hist"
+}
+
+probe_hist_clear() {
+	echo "hist:keys=${PROBE_HIST_KEY[$1]}:vals=hitcount:clear" \
+		>>"$TRACEFS/events/blkfast/$1/trigger" ||
+		fail "cannot clear hist on blkfast/$1"
 }
 
 probe_hist_stop() {

@@ -165,8 +165,8 @@ qpoll() {
 	for c in $QCOUNTERS; do
 		before[$c]=$(cat "$sys/$c")
 	done
-	probe_hist_start qpoll hctx 'p null_blk:null_poll hctx=%di:u64'
-	probe_hist_start pdmpoll common_type 'p pdm:pdm_poll_bio'
+	probe_hist_clear qpoll
+	probe_hist_clear pdmpoll
 	fio_run "q-$mode" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 		--hipri=1 --bs=4k --rw=randread "$@"
 	QPOLL=$(probe_hist_counts qpoll | tr '\n' ' ')
@@ -175,8 +175,6 @@ qpoll() {
 	QMAX=$(probe_hist_counts qpoll | tail -n 1)
 	QTOTAL=$(probe_hist_total qpoll)
 	QBIO=$(probe_hist_total pdmpoll)
-	probe_hist_stop qpoll
-	probe_hist_stop pdmpoll
 	for c in $QCOUNTERS; do
 		D[$c]=$(( $(cat "$sys/$c") - before[$c] ))
 	done
@@ -189,6 +187,8 @@ qpoll() {
 # sweep_wait every one of the four, each exactly once per sweep: the same
 # count on all four, and each ->poll() call is one of pdm's lower polls.
 one=(--cpus_allowed=0 --iodepth=8 --size=8m)
+probe_hist_start qpoll hctx 'p null_blk:null_poll hctx=%di:u64'
+probe_hist_start pdmpoll common_type 'p pdm:pdm_poll_bio'
 qpoll tracked "${one[@]}"
 expect_eq "tracked: lower queues polled" 1 "$QKEYS"
 expect_ge "tracked: ->poll() calls cover pdm's lower polls" "${D[lower_polls]}" \
@@ -230,6 +230,8 @@ expect_eq "sweep_wait: ->poll() calls = pdm's lower polls" \
 	"${D[lower_polls]}" "$QTOTAL"
 expect_eq "sweep_wait: clones completed by a poll" "${D[clones]}" \
 	"${D[completions_found]}"
+probe_hist_stop qpoll
+probe_hist_stop pdmpoll
 run pdmsetup remove sh
 run rmmod pdm
 echo "PASS"
