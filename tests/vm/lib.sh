@@ -293,7 +293,8 @@ nullb_cfs() {
 # FETCHARGS...' arms the kprobe event blkfast/NAME with a hist trigger keyed
 # on KEY (one of its fetch args, or common_type for a single total);
 # probe_hist_counts NAME prints the hits of each key, one a line, fewest
-# first; probe_hist_total NAME their sum; probe_hist_clear NAME zeroes the
+# first; probe_hist_keys NAME the keys hit, as numbers, smallest first;
+# probe_hist_total NAME their sum; probe_hist_clear NAME zeroes the
 # counts; probe_hist_stop NAME removes it.  Arm a probe once per test and
 # clear it between runs: every arming of an ftrace-based kprobe builds and
 # rewrites kernel text on all CPUs, each one more chance at the rare TCG
@@ -312,6 +313,11 @@ probe_hist_start() {
 probe_hist_counts() {
 	awk '$1 == "{" && /hitcount:/ { print $NF }' "$TRACEFS/events/blkfast/$1/hist" |
 		sort -n
+}
+
+probe_hist_keys() {
+	awk '$1 == "{" && /hitcount:/ { print $3 }' \
+		"$TRACEFS/events/blkfast/$1/hist" | sort -n
 }
 
 probe_hist_total() {
@@ -362,6 +368,11 @@ nullb_prefill() {
 # blkfast.debug_tier= on its command line).
 on_debug_kernel() {
 	grep -q blkfast.debug_tier= /proc/cmdline
+}
+
+# on_rt_kernel: true on a PREEMPT_RT kernel (the rt tier).
+on_rt_kernel() {
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]
 }
 
 # debug_tier: "core" when make check's core of the debug tier boots this

@@ -10,8 +10,13 @@
 # signatures: sweep_wait never skips a busy queue.  The point is the
 # kernel's view: on PREEMPT_RT (the rt tier), where null_poll()'s
 # spinlock_t sleeps, a sweep that held preemption off across ->poll()
-# scheduled while atomic whenever the raw poller held that lock; the
-# harness fails on any such report.
+# could schedule while atomic whenever the raw poller held that lock.
+# That report needs contention RT's adaptive spinning rarely lets happen,
+# so a kprobe on null_poll() reads the preempt count each ->poll() runs
+# at instead: on RT, pdm's polls run at the kernel's own (io_uring's
+# polling of nullb0, measured first in the same boot); on other kernels
+# one above it, the sweep lock's spinlock_t (which proves the probe sees
+# a lock pdm holds).
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
@@ -23,13 +28,36 @@ run pdmsetup create c --table "0 $half linear /dev/nullb0 0" >/dev/null
 sys=/sys/block/pdm0/pdm
 IOS=20000
 
+# The preempt counts null_poll() ran at since the last clear, as a sorted
+# list: the low 4 bits of its events' common_preempt_count (the high 4
+# count migrate_disable(), which RT's spinlock_t takes).
+pc_seen() {
+	probe_hist_keys pc | awk '{ print $1 % 16 }' | sort -nu | xargs
+}
+raw_poller() {
+	fio --name=raw --filename=/dev/nullb0 --offset=$((half * 512)) \
+		--ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k \
+		--iodepth=8 --number_ios="$1" --eta=never --output=/tmp/raw.out
+}
+probe_hist_start pc common_preempt_count 'p null_blk:null_poll'
+raw_poller 2000 || fail "the raw poller alone failed"
+base=$(pc_seen)
+note "preempt count of the kernel's own ->poll() calls: $base"
+case $base in
+"" | *" "*) fail "the kernel's own polls ran at preempt counts '$base', not one" ;;
+esac
+if on_rt_kernel; then
+	want=$base why="RT: preemptible, as the kernel's own"
+else
+	want="$base $((base + 1))" why="the kernel's own, and one more: the sweep lock"
+fi
+
 for mode in sweep sweep_wait; do
+	probe_hist_clear pc
 	echo $mode >$sys/poll_mode
 	s0=$(cat $sys/trylock_skips)
 	f0=$(cat $sys/completions_found)
-	fio --name=raw --filename=/dev/nullb0 --offset=$((half * 512)) \
-		--ioengine=io_uring --hipri=1 --direct=1 --rw=randread --bs=4k \
-		--iodepth=8 --number_ios=$((IOS * 2)) --eta=never --output=/tmp/raw.out &
+	raw_poller $((IOS * 2)) &
 	raw=$!
 	fio_run "$mode" --filename=/dev/pdm0 --ioengine=io_uring --hipri=1 \
 		--direct=1 --rw=randread --bs=4k --iodepth=8 --numjobs=2 \
@@ -42,7 +70,10 @@ for mode in sweep sweep_wait; do
 	skips=$(( $(cat $sys/trylock_skips) - s0 ))
 	note "$mode: $skips busy queues skipped"
 	[ $mode = sweep ] || expect_eq "sweep_wait: queues skipped" 0 "$skips"
+	expect_eq "$mode: preempt counts ->poll() ran at ($why)" "$want" \
+		"$(pc_seen)"
 done
+probe_hist_stop pc
 run pdmsetup remove c
 run rmmod pdm
 echo PASS
