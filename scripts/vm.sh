@@ -61,15 +61,15 @@ shift
 [ -f "$script" ] || { echo "vm.sh: no such script: $script" >&2; exit 2; }
 
 kver=$(guest_kver "$flavour")
-# The debug kernel's checks (KASAN, lockdep, kmemleak) slow the guest about
-# threefold under emulation: so does its time limit.
+# The debug kernel's checks (lockdep, kmemleak, SLUB debugging) slow the
+# guest about threefold under emulation: so does its time limit.
 [ "$flavour" != debug ] || timeout_s=$((timeout_s * 3))
 vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
 [ -s "$vmlinux" ] || "$here/deps.sh" --flavour "$flavour"
 # Debian's kernels boot their uncompressed vmlinux through the PVH entry.
-# The debug kernel cannot: 6.1's PVH entry runs KASAN-instrumented code
-# (xen_prepare_pvh, memcmp) before KASAN's shadow exists, and faults.  It
-# boots its bzImage (LZ4, quick to unpack) through the normal entry.
+# The debug kernel boots its bzImage (LZ4, quick to unpack) through the
+# normal entry: built with KASAN, as it once was, 6.1's PVH entry ran
+# instrumented code (xen_prepare_pvh, memcmp) before the shadow existed.
 [ ! -s "$(dirname "$vmlinux")/bzImage" ] ||
 	vmlinux=$(dirname "$vmlinux")/bzImage
 base=$("$here/initramfs-base.sh" "$flavour")
@@ -148,6 +148,21 @@ stall_args="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 # time limit kills a guest that reported nothing.
 stall_args+=" softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
 stall_args+=" sysctl.kernel.hung_task_panic=1 panic_print=0x60"
+# The debug kernel's memory-error detection (scripts/debug-kernel.sh says
+# why KFENCE, not KASAN): KFENCE guards one allocation every
+# kfence.sample_interval ms with guard pages, and SLUB checks every slab
+# object: red zones, poison after free, sanity checks on free, and who
+# allocated and freed it for the report (slub_debug=FZPU); freed pages are
+# zeroed (init_on_free=1; slab objects get SLUB's poison instead), so a
+# use after free reads zeros or poison, not stale data.
+# A test that sets slub_debug itself (pdm-forward) keeps its own.
+if [ "$flavour" = debug ]; then
+	case $append in
+	*slub_debug=*) ;;
+	*) stall_args+=" slub_debug=FZPU" ;;
+	esac
+	stall_args+=" init_on_free=1"
+fi
 # No 5-level paging (la57=off): with it, an interrupt that lands while
 # 6.1's identify_cpu() has cleared the boot CPU's feature bits makes
 # KASAN take a direct-map address for a wild one (seen on the debug
@@ -209,6 +224,9 @@ rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
 # lockdep, KASAN, DEBUG_OBJECTS and atomic-sleep reports.
 splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
 splat+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
+# SLUB's own reports (slub_debug): "BUG kmalloc-64 (Tainted: ...): Poison
+# overwritten", "... Object already free", "... Left Redzone overwritten".
+splat+='|BUG [^ ]+ \((Not tainted|Tainted)'
 if grep -aEn "$splat" "$console" >"$work/splats"; then
 	# The first report in context (what printed a bare "Call Trace:" sits
 	# in the lines above it, and the top of its stack below), then the

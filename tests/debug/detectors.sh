@@ -4,8 +4,9 @@
 # Each detector of the debug kernel fails a run through the harness when
 # test code (tests/modules/blkfast-bugs.c) commits its kind of bug, with
 # the script itself passing: a sleep under a spinlock (DEBUG_ATOMIC_SLEEP),
-# two mutexes taken in both orders (lockdep), a read after kfree (KASAN)
-# and an allocation with no reference left (kmemleak).  That a boot with
+# two mutexes taken in both orders (lockdep), a read after kfree (KFENCE),
+# a write after kmem_cache_free() (SLUB's poison checks) and an allocation
+# with no reference left (kmemleak).  That a boot with
 # no bug passes, the debug kernel booting clean, every other test of the
 # tier shows.
 # shellcheck source=tests/host/lib.sh
@@ -15,5 +16,6 @@ vm_expect 1 "sleeping function called from invalid context" -f debug \
 	"$bug" atomic_sleep
 vm_expect 1 "possible circular locking dependency" -f debug \
 	"$bug" lock_inversion
-vm_expect 1 "KASAN: use-after-free" -f debug "$bug" use_after_free
+vm_expect 1 "KFENCE: use-after-free read" -f debug "$bug" use_after_free
+vm_expect 1 "Poison overwritten" -f debug "$bug" write_after_free
 vm_expect 1 "kmemleak: leak in our modules" -f debug "$bug" leak

@@ -7,7 +7,8 @@
  *
  *   bug=atomic_sleep    GFP_KERNEL under a spinlock     DEBUG_ATOMIC_SLEEP
  *   bug=lock_inversion  two locks taken in both orders  PROVE_LOCKING
- *   bug=use_after_free  a read of freed memory          KASAN
+ *   bug=use_after_free  a read of freed memory          KFENCE
+ *   bug=write_after_free  a write to freed memory       SLUB's poison
  *   bug=leak            an allocation nobody frees      kmemleak
  *
  * The module loads successfully whatever it did, as buggy code would: only
@@ -15,6 +16,8 @@
  * freed after loading: kmemleak names a leak's allocator from its
  * backtrace, and a frame in freed text prints as a bare address.
  */
+#include <linux/delay.h>
+#include <linux/kfence.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
@@ -22,7 +25,8 @@
 
 static char *bug = "";
 module_param(bug, charp, 0444);
-MODULE_PARM_DESC(bug, "atomic_sleep, lock_inversion, use_after_free or leak");
+MODULE_PARM_DESC(bug,
+		 "atomic_sleep, lock_inversion, use_after_free, write_after_free or leak");
 
 static DEFINE_SPINLOCK(bugs_spin);
 static DEFINE_MUTEX(bugs_a);
@@ -60,15 +64,66 @@ static noinline void bugs_lock_inversion(void)
 	mutex_unlock(&bugs_b);
 }
 
+/*
+ * KFENCE guards one allocation per sample interval (kfence.sample_interval
+ * ms), whichever comes first on any CPU: allocate and free until an object
+ * is one of its, for a few seconds at most, so that the bad read below is
+ * caught whatever else the guest is doing.  (Under KASAN every object is
+ * guarded, and the first one does.)
+ */
+static noinline int *bugs_guarded_alloc(void)
+{
+	int i;
+	int *p;
+
+	for (i = 0; i < 20000; i++) {
+		p = kmalloc(64, GFP_KERNEL);
+		if (!p || !IS_ENABLED(CONFIG_KFENCE) || is_kfence_address(p))
+			return p;
+		kfree(p);
+		usleep_range(100, 200);
+	}
+	pr_warn("blkfast-bugs: no KFENCE object after %d tries\n", i);
+	return NULL;
+}
+
 static noinline void bugs_use_after_free(void)
 {
-	int *p = kmalloc(64, GFP_KERNEL);
+	int *p = bugs_guarded_alloc();
 
 	if (!p)
 		return;
 	p[0] = 1;
 	kfree(p);
 	WRITE_ONCE(bugs_sink, READ_ONCE(p[0]));
+}
+
+/*
+ * A write into a freed object that KFENCE does not guard: SLUB's poison
+ * (slub_debug=P) shows it when the object is next checked, which the
+ * guest forces at once (/sys/kernel/slab/blkfast_bugs/validate, see
+ * tests/debug/guest/bug.sh).  The cache is the module's own, so that no
+ * one else allocates the object first; it goes at unload.
+ */
+static struct kmem_cache *bugs_cache;
+
+static noinline void bugs_write_after_free(void)
+{
+	char *p;
+	int i;
+
+	bugs_cache = kmem_cache_create("blkfast_bugs", 64, 0, 0, NULL);
+	if (!bugs_cache)
+		return;
+	for (i = 0; i < 100; i++) {
+		p = kmem_cache_alloc(bugs_cache, GFP_KERNEL);
+		if (!p)
+			return;
+		kmem_cache_free(bugs_cache, p);
+		if (!is_kfence_address(p))
+			break;
+	}
+	WRITE_ONCE(p[16], 0x5a);
 }
 
 static noinline void bugs_leak(void)
@@ -92,6 +147,8 @@ static int __init blkfast_bugs_init(void)
 		bugs_lock_inversion();
 	else if (!strcmp(bug, "use_after_free"))
 		bugs_use_after_free();
+	else if (!strcmp(bug, "write_after_free"))
+		bugs_write_after_free();
 	else if (!strcmp(bug, "leak"))
 		bugs_leak();
 	else
@@ -102,6 +159,7 @@ static int __init blkfast_bugs_init(void)
 
 static void __exit blkfast_bugs_exit(void)
 {
+	kmem_cache_destroy(bugs_cache);
 }
 
 module_init(blkfast_bugs_init);

@@ -5,4 +5,6 @@ if [ "$1" != none ]; then
 	insmod /lib/modules/"$(uname -r)"/extra/blkfast-bugs.ko bug="$1"
 	echo "insmod blkfast-bugs bug=$1: $?"
 fi
+# SLUB checks a freed object's poison when it is next allocated, or now.
+[ "$1" != write_after_free ] || echo 1 >/sys/kernel/slab/blkfast_bugs/validate
 exit 0
