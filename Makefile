@@ -132,7 +132,7 @@ DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
 		  scripts/config.sh \
 		  $(filter-out %.mod.c,$(wildcard sched/Kbuild sched/*.[ch] \
 		    poll/Kbuild poll/*.[ch] include/*/*.h include/*/*/*.h \
-		    tests/modules/Kbuild tests/modules/*.c))
+		    tests/modules/Kbuild tests/modules/*.[ch]))
 
 .PHONY: install uninstall dkms-src dkms-add dkms-remove
 

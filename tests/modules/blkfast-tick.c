@@ -32,19 +32,13 @@
  * inserted a jiffy after the pass began), "done" (of those, the reads done
  * when both runs returned), "slow" (reads of 2 ms or more) and "max_us".
  */
-#include <linux/bio.h>
 #include <linux/blk-mq.h>
-#include <linux/blkdev.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/ioprio.h>
 #include <linux/jiffies.h>
-#include <linux/kprobes.h>
-#include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/workqueue.h>
 #include <trace/events/block.h>
+
+#include "blkfast-probe-read.h"
 
 static char *entry = "sd_dispatch_request";
 module_param(entry, charp, 0444);
@@ -63,18 +57,12 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "The disk to probe");
 
 #define TICK_WAIT_NS	(50 * NSEC_PER_MSEC)
-#define TICK_SLOW_NS	(2 * NSEC_PER_MSEC)
 
-static struct block_device *tick_bdev;
-static struct page *tick_page;
+static struct probe_read tick_read;
 static DEFINE_MUTEX(tick_mutex);	/* one "probes" write at a time */
 
 /* One probe at a time (tick_mutex); the flags below pass between CPUs. */
 static struct work_struct tick_work;
-static struct completion tick_done;
-static struct bio tick_bio;
-static struct bio_vec tick_bvec;
-static sector_t tick_sector;
 static struct task_struct *tick_runner;	/* runs the queue */
 static struct task_struct *tick_submitter;	/* inside tick_submit() */
 static bool tick_armed;			/* this probe's hooks are live */
@@ -84,13 +72,9 @@ static unsigned long tick_entry_jiffies;
 static bool tick_late;			/* inserted a jiffy after entry */
 static bool tick_held;			/* the pass end was held once */
 static bool tick_submitted;		/* the submission returned */
-static u64 tick_start_ns;
-static u64 tick_end_ns;
 
 static unsigned long tick_nr_late;
 static unsigned long tick_nr_done;
-static unsigned long tick_slow;
-static u64 tick_max_ns;
 
 /* Spin until *@flag, at most TICK_WAIT_NS (in a probe: preemption off). */
 static bool tick_wait_flag(bool *flag)
@@ -106,27 +90,10 @@ static bool tick_wait_flag(bool *flag)
 	return true;
 }
 
-static void tick_end_io(struct bio *bio)
-{
-	WRITE_ONCE(tick_end_ns, ktime_get_ns());
-	complete(&tick_done);
-}
-
 static void tick_submit(struct work_struct *work)
 {
-	struct blk_plug plug;
-
-	bio_init(&tick_bio, tick_bdev, &tick_bvec, 1, REQ_OP_READ | REQ_SYNC);
-	tick_bio.bi_iter.bi_sector = tick_sector;
-	tick_bio.bi_ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0);
-	tick_bio.bi_end_io = tick_end_io;
-	__bio_add_page(&tick_bio, tick_page, PAGE_SIZE, 0);
 	WRITE_ONCE(tick_submitter, current);
-	/* The plug makes this task insert and run the queue itself. */
-	blk_start_plug(&plug);
-	tick_start_ns = ktime_get_ns();
-	submit_bio(&tick_bio);
-	blk_finish_plug(&plug);
+	probe_read_submit(&tick_read);
 	WRITE_ONCE(tick_submitter, NULL);
 	/* The submission and its queue run, then the flag. */
 	smp_store_release(&tick_submitted, true);
@@ -188,24 +155,15 @@ static struct kprobe tick_entry_kprobe = {
 	.pre_handler	= tick_entry_pre,
 };
 
-static struct kprobe tick_hold_kprobe = {
-	.pre_handler	= tick_hold_pre,
-};
+static struct probe_at tick_hold_at;
 
-static struct kretprobe tick_hold_kretprobe = {
-	.handler	= tick_hold_ret,
-	.maxactive	= 16,
-};
-
-static bool tick_at_return;
-
-static int tick_probe_one(struct request_queue *q, unsigned int i)
+static int tick_probe_one(unsigned int i)
 {
 	int other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	struct request_queue *q = bdev_get_queue(tick_read.bdev);
 	struct blk_mq_hw_ctx *hctx;
 	unsigned long j;
 	bool done;
-	u64 ns;
 
 	if (other >= nr_cpu_ids)
 		return -ENODEV;
@@ -218,8 +176,7 @@ static int tick_probe_one(struct request_queue *q, unsigned int i)
 	 */
 	queue_for_each_hw_ctx(q, hctx, j)
 		cancel_delayed_work_sync(&hctx->run_work);
-	reinit_completion(&tick_done);
-	tick_sector = (sector_t)(i % 1024) << (PAGE_SHIFT - SECTOR_SHIFT);
+	probe_read_prepare(&tick_read, i);
 	tick_runner = current;
 	tick_go = false;
 	tick_entered = false;
@@ -232,47 +189,26 @@ static int tick_probe_one(struct request_queue *q, unsigned int i)
 	tick_wait_flag(&tick_go);
 	blk_mq_run_hw_queues(q, false);
 	flush_work(&tick_work);
-	done = completion_done(&tick_done);
+	done = completion_done(&tick_read.done);
 	WRITE_ONCE(tick_armed, false);
 	if (READ_ONCE(tick_late)) {
 		tick_nr_late++;
 		if (done)
 			tick_nr_done++;
 	}
-	if (!wait_for_completion_timeout(&tick_done, 10 * HZ))
-		return -ETIMEDOUT;	/* the bio is lost to us: stop */
-	bio_uninit(&tick_bio);
-	ns = tick_end_ns - tick_start_ns;
-	if (ns >= TICK_SLOW_NS)
-		tick_slow++;
-	tick_max_ns = max(tick_max_ns, ns);
-	return tick_bio.bi_status ? -EIO : 0;
+	return probe_read_finish(&tick_read);
 }
 
 static int tick_set_probes(const char *val, const struct kernel_param *kp)
 {
-	struct request_queue *q = bdev_get_queue(tick_bdev);
-	unsigned int n, i;
-	int ret;
-
-	ret = kstrtouint(val, 0, &n);
-	if (ret)
-		return ret;
-	mutex_lock(&tick_mutex);
-	for (i = 0; i < n && !ret; i++) {
-		ret = tick_probe_one(q, i);
-		/* Let any rerun the probe left behind pass. */
-		usleep_range(5000, 6000);
-	}
-	mutex_unlock(&tick_mutex);
-	return ret;
+	return probe_read_loop(val, &tick_mutex, tick_probe_one);
 }
 
 static int tick_get_stats(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "late %lu done %lu slow %lu max_us %llu\n",
-			  tick_nr_late, tick_nr_done, tick_slow,
-			  tick_max_ns / NSEC_PER_USEC);
+			  tick_nr_late, tick_nr_done, tick_read.slow,
+			  tick_read.max_ns / NSEC_PER_USEC);
 }
 
 static const struct kernel_param_ops tick_probes_ops = {
@@ -286,36 +222,22 @@ static int __init tick_init(void)
 {
 	int ret;
 
-	tick_page = alloc_page(GFP_KERNEL);
-	if (!tick_page)
-		return -ENOMEM;
-	tick_bdev = blkdev_get_by_path(dev, FMODE_READ, &tick_bdev);
-	if (IS_ERR(tick_bdev)) {
-		ret = PTR_ERR(tick_bdev);
-		goto free_page;
-	}
+	ret = probe_read_open(&tick_read, dev);
+	if (ret)
+		return ret;
 	INIT_WORK(&tick_work, tick_submit);
-	init_completion(&tick_done);
 
 	ret = register_trace_block_rq_insert(tick_insert, NULL);
 	if (ret)
-		goto put_bdev;
+		goto close_read;
 	tick_entry_kprobe.symbol_name = entry;
 	ret = register_kprobe(&tick_entry_kprobe);
 	if (ret) {
 		pr_err("blkfast-tick: cannot probe %s: %d\n", entry, ret);
 		goto unregister_insert;
 	}
-	if (!strcmp(at, "return")) {
-		tick_at_return = true;
-		tick_hold_kretprobe.kp.symbol_name = hold;
-		ret = register_kretprobe(&tick_hold_kretprobe);
-	} else if (!strcmp(at, "entry")) {
-		tick_hold_kprobe.symbol_name = hold;
-		ret = register_kprobe(&tick_hold_kprobe);
-	} else {
-		ret = -EINVAL;
-	}
+	ret = probe_at_register(&tick_hold_at, hold, at, tick_hold_pre,
+				tick_hold_ret);
 	if (ret) {
 		pr_err("blkfast-tick: cannot probe %s at %s: %d\n", hold, at,
 		       ret);
@@ -328,25 +250,19 @@ unregister_entry:
 unregister_insert:
 	unregister_trace_block_rq_insert(tick_insert, NULL);
 	tracepoint_synchronize_unregister();
-put_bdev:
-	blkdev_put(tick_bdev, FMODE_READ);
-free_page:
-	__free_page(tick_page);
+close_read:
+	probe_read_close(&tick_read);
 	return ret;
 }
 
 static void __exit tick_exit(void)
 {
-	if (tick_at_return)
-		unregister_kretprobe(&tick_hold_kretprobe);
-	else
-		unregister_kprobe(&tick_hold_kprobe);
+	probe_at_unregister(&tick_hold_at);
 	unregister_kprobe(&tick_entry_kprobe);
 	unregister_trace_block_rq_insert(tick_insert, NULL);
 	tracepoint_synchronize_unregister();
 	flush_work(&tick_work);
-	blkdev_put(tick_bdev, FMODE_READ);
-	__free_page(tick_page);
+	probe_read_close(&tick_read);
 }
 
 module_init(tick_init);

@@ -31,17 +31,11 @@
  * "in_run" how many of those had completed when the held run returned,
  * "slow" how many took 2 ms or more, "max_us" the longest.
  */
-#include <linux/bio.h>
 #include <linux/blk-mq.h>
-#include <linux/blkdev.h>
-#include <linux/completion.h>
-#include <linux/delay.h>
-#include <linux/ioprio.h>
-#include <linux/kprobes.h>
-#include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/workqueue.h>
+
+#include "blkfast-probe-read.h"
 
 static char *symbol = "sd_release_dispatch";
 module_param(symbol, charp, 0444);
@@ -56,52 +50,24 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "The disk to probe");
 
 #define WINDOW_HOLD_NS	(50 * NSEC_PER_MSEC)
-#define WINDOW_SLOW_NS	(2 * NSEC_PER_MSEC)
 
-static struct block_device *window_bdev;
-static struct page *window_page;
+static struct probe_read window_read;
 static DEFINE_MUTEX(window_mutex);	/* one "probes" write at a time */
 
 /* One probe in flight at a time; window_mutex. */
 static struct work_struct window_work;
-static struct completion window_done;
 static bool window_armed;		/* the next idle pass is held */
 static struct task_struct *window_runner;	/* ... in this task's run */
 static bool window_submitted;		/* the probe's submit_bio returned */
 static bool window_held;		/* ... while the pass was held */
-static u64 window_start_ns;
-static u64 window_end_ns;
-static sector_t window_sector;
 
 static unsigned long window_in_window;
 static unsigned long window_in_run;
-static unsigned long window_slow;
-static u64 window_max_ns;
-
-static void window_end_io(struct bio *bio)
-{
-	WRITE_ONCE(window_end_ns, ktime_get_ns());
-	complete(&window_done);
-}
-
-static struct bio window_bio;
-static struct bio_vec window_bvec;
 
 /* On the other CPU: submit the probe read, running the queue here. */
 static void window_submit(struct work_struct *work)
 {
-	struct blk_plug plug;
-
-	bio_init(&window_bio, window_bdev, &window_bvec, 1,
-		 REQ_OP_READ | REQ_SYNC);
-	window_bio.bi_iter.bi_sector = window_sector;
-	window_bio.bi_ioprio = IOPRIO_PRIO_VALUE(IOPRIO_CLASS_RT, 0);
-	window_bio.bi_end_io = window_end_io;
-	__bio_add_page(&window_bio, window_page, PAGE_SIZE, 0);
-	blk_start_plug(&plug);
-	window_start_ns = ktime_get_ns();
-	submit_bio(&window_bio);
-	blk_finish_plug(&plug);
+	probe_read_submit(&window_read);
 	/* Pairs with window_hold(): the submission, then the flag. */
 	smp_store_release(&window_submitted, true);
 }
@@ -142,27 +108,17 @@ static int window_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe window_kprobe = {
-	.pre_handler	= window_pre,
-};
+static struct probe_at window_at;
 
-static struct kretprobe window_kretprobe = {
-	.handler	= window_ret,
-	.maxactive	= 16,
-};
-
-static bool window_at_return;
-
-static int window_probe_one(struct request_queue *q, unsigned int i)
+static int window_probe_one(unsigned int i)
 {
+	struct request_queue *q = bdev_get_queue(window_read.bdev);
 	bool done = false;
 	int tries;
-	u64 ns;
 
-	reinit_completion(&window_done);
+	probe_read_prepare(&window_read, i);
 	window_submitted = false;
 	window_held = false;
-	window_sector = (sector_t)(i % 1024) << (PAGE_SHIFT - SECTOR_SHIFT);
 	window_runner = current;
 	/*
 	 * Another CPU's run (the rerun a skipped run asked for) may hold the
@@ -172,7 +128,7 @@ static int window_probe_one(struct request_queue *q, unsigned int i)
 		WRITE_ONCE(window_armed, true);
 		blk_mq_run_hw_queues(q, false);
 		if (!READ_ONCE(window_armed)) {
-			done = completion_done(&window_done);
+			done = completion_done(&window_read.done);
 			break;
 		}
 		WRITE_ONCE(window_armed, false);
@@ -184,40 +140,20 @@ static int window_probe_one(struct request_queue *q, unsigned int i)
 	/* Submitted in the window, and done by the end of the held run. */
 	if (window_held && done)
 		window_in_run++;
-	if (!wait_for_completion_timeout(&window_done, 10 * HZ))
-		return -ETIMEDOUT;	/* the bio is lost to us: stop */
-	bio_uninit(&window_bio);
-	ns = window_end_ns - window_start_ns;
-	if (ns >= WINDOW_SLOW_NS)
-		window_slow++;
-	window_max_ns = max(window_max_ns, ns);
-	return window_bio.bi_status ? -EIO : 0;
+	return probe_read_finish(&window_read);
 }
 
 static int window_set_probes(const char *val, const struct kernel_param *kp)
 {
-	struct request_queue *q = bdev_get_queue(window_bdev);
-	unsigned int n, i;
-	int ret;
-
-	ret = kstrtouint(val, 0, &n);
-	if (ret)
-		return ret;
-	mutex_lock(&window_mutex);
-	for (i = 0; i < n && !ret; i++) {
-		ret = window_probe_one(q, i);
-		/* Let the rerun a skipped run asked for pass. */
-		usleep_range(5000, 6000);
-	}
-	mutex_unlock(&window_mutex);
-	return ret;
+	/* Each write's probes wait out the rerun a skipped run asked for. */
+	return probe_read_loop(val, &window_mutex, window_probe_one);
 }
 
 static int window_get_stats(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf, "in_window %lu in_run %lu slow %lu max_us %llu\n",
-			  window_in_window, window_in_run, window_slow,
-			  window_max_ns / NSEC_PER_USEC);
+			  window_in_window, window_in_run, window_read.slow,
+			  window_read.max_ns / NSEC_PER_USEC);
 }
 
 static const struct kernel_param_ops window_probes_ops = {
@@ -231,50 +167,24 @@ static int __init window_init(void)
 {
 	int ret;
 
-	window_page = alloc_page(GFP_KERNEL);
-	if (!window_page)
-		return -ENOMEM;
-	window_bdev = blkdev_get_by_path(dev, FMODE_READ, &window_bdev);
-	if (IS_ERR(window_bdev)) {
-		ret = PTR_ERR(window_bdev);
-		goto free_page;
-	}
+	ret = probe_read_open(&window_read, dev);
+	if (ret)
+		return ret;
 	INIT_WORK(&window_work, window_submit);
-	init_completion(&window_done);
-
-	if (!strcmp(at, "return")) {
-		window_at_return = true;
-		window_kretprobe.kp.symbol_name = symbol;
-		ret = register_kretprobe(&window_kretprobe);
-	} else if (!strcmp(at, "entry")) {
-		window_kprobe.symbol_name = symbol;
-		ret = register_kprobe(&window_kprobe);
-	} else {
-		ret = -EINVAL;
-	}
+	ret = probe_at_register(&window_at, symbol, at, window_pre, window_ret);
 	if (ret) {
 		pr_err("blkfast-window: cannot probe %s at %s: %d\n", symbol,
 		       at, ret);
-		goto put_bdev;
+		probe_read_close(&window_read);
 	}
-	return 0;
-
-put_bdev:
-	blkdev_put(window_bdev, FMODE_READ);
-free_page:
-	__free_page(window_page);
 	return ret;
 }
 
 static void __exit window_exit(void)
 {
-	if (window_at_return)
-		unregister_kretprobe(&window_kretprobe);
-	else
-		unregister_kprobe(&window_kprobe);
+	probe_at_unregister(&window_at);
 	flush_work(&window_work);
-	blkdev_put(window_bdev, FMODE_READ);
-	__free_page(window_page);
+	probe_read_close(&window_read);
 }
 
 module_init(window_init);
