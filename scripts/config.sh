@@ -8,7 +8,7 @@
 KABI=6.1.0-57
 BLKFAST_DEFAULT_FLAVOUR=amd64
 # Debian's flavours, each with a headers package; and what a guest may boot:
-# those, plus "debug", built here from the same source with lockdep, KASAN,
+# those, plus "debug", built here from the same source with lockdep, KFENCE,
 # kmemleak and fault injection (scripts/debug-kernel.sh).
 BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
 BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug"

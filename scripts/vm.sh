@@ -221,7 +221,7 @@ fail() {
 }
 rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
 # Debian's kernel prints few of these; the debug kernel (-f debug) adds
-# lockdep, KASAN, DEBUG_OBJECTS and atomic-sleep reports.
+# lockdep, KFENCE, SLUB, DEBUG_OBJECTS and atomic-sleep reports.
 splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
 splat+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
 # SLUB's own reports (slub_debug): "BUG kmalloc-64 (Tainted: ...): Poison

@@ -12,7 +12,7 @@
 # completes in a kblockd worker where an end_io may sleep.  Asserted,
 # over dm-linear and then pdm linear and striped: the remove returned
 # while the end_io was held (the end_io was released, not timed out),
-# without error, and the read succeeded.  On the debug kernel KASAN watches the return into pdm.
+# without error, and the read succeeded.  On the debug kernel KFENCE and SLUB debugging watch the return into pdm.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 

@@ -11,7 +11,7 @@
 # may close and remove the device the moment it has its bio back, while
 # the task that ended it is still inside pdm: pdm must be done with the
 # device by then (the reference it drops before bio_endio(), and
-# remove's drain).  On the debug kernel KASAN and kmemleak watch.
+# remove's drain).  On the debug kernel KFENCE, SLUB debugging and kmemleak watch.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 

@@ -11,7 +11,7 @@
 # the same slab all the time, and poll_mode flips between tracked and
 # sweep every 200 ms.  Every byte verifies, nothing hangs (suspend drains
 # at the end), and the stale polls that happened are counted; on the
-# debug kernel KASAN watches every access.
+# debug kernel KFENCE and SLUB debugging watch the freed bios.
 # shellcheck source=tests/vm/lib.sh
 . "$(dirname "$0")/tests/lib.sh"
 
