@@ -105,8 +105,13 @@ for rep in 1 2; do
 	window_run split-deadline
 	expect_ge "split-deadline, run $rep: probe reads put into the window" \
 		$((N - 2)) "$IN"
-	expect_eq "split-deadline, run $rep: probe reads done by the end of the held run" \
-		"$IN" "$IN_RUN"
+	# One read in N may finish just after the held run returned: seen
+	# once (19 of 20, none of them slow, the longest 701 us), a read
+	# dispatched by the submitter's CPU as the pass let go.  A dispatcher
+	# that does not look again leaves nearly all of them (the mutant
+	# sd-dispatch-no-recheck: 0 of 20).
+	expect_ge "split-deadline, run $rep: probe reads done by the end of the held run" \
+		$((IN - 1)) "$IN_RUN"
 	expect_ge "split-deadline, run $rep: reads inserted a jiffy into the pass" \
 		$((N - 2)) "$LATE"
 	expect_eq "split-deadline, run $rep: of those, done when both runs returned" \
