@@ -297,8 +297,9 @@ nullb_cfs() {
 # probe_hist_total NAME their sum; probe_hist_clear NAME zeroes the
 # counts; probe_hist_stop NAME removes it.  Arm a probe once per test and
 # clear it between runs: every arming of an ftrace-based kprobe builds and
-# rewrites kernel text on all CPUs, each one more chance at the rare TCG
-# stall of CI (a 60 s stall in arch_ftrace_update_trampoline, seen once).
+# rewrites kernel text on all CPUs, each one more chance at what failed
+# stop 22's CI once (a report, of a kind the log lost, with its stack in
+# arch_ftrace_update_trampoline; not reproduced here).
 declare -A PROBE_HIST_KEY=()
 probe_hist_start() {
 	local name=$1 key=$2 type=${3%% *} rest=${3#* }
