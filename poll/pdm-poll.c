@@ -62,19 +62,37 @@ static int pdm_io_unwalk(struct pdm_io *io, u64 now)
 }
 
 /*
+ * Take a walker's reference on @io if it is live and published.  Not
+ * inlined, for a test: between the checks that found @io and this
+ * reference lies the window in which @io can end and be set up again,
+ * unpublished, and blkfast-stalewalk holds it open with a kprobe here.
+ */
+static noinline bool pdm_io_tryget(struct pdm_io *io)
+{
+	if (!atomic_inc_not_zero(&io->remaining))
+		return false;
+	if (!READ_ONCE(io->published)) {
+		pdm_io_put(io);
+		return false;
+	}
+	return true;
+}
+
+/*
  * Take a walker's reference on the published pdm_io of @bio; NULL if @bio
  * is not (or no longer) a published pdm top bio.  @bio may be stale or
  * recycled: the bio slab is SLAB_TYPESAFE_BY_RCU and our caller holds the
  * RCU read lock, so reading it is safe; the marker, then the magic and
- * back pointer, tell whether to trust it.  The reference may land on an
- * io that was recycled between the checks, even on a new io of the same
- * top bio that is not published yet (the marker seen was the old one's):
- * after the reference (a full barrier) every check is made again, and
- * published last.  A published io that fails them was recycled for
- * another top bio: pdm_io_unwalk() on it is as good as on ours.  An
- * unpublished one is its submitter's, whose reference keeps it alive: it
- * is dropped as its clones drop theirs, and nothing else is touched (its
- * clones may be freed as they end, see struct pdm_io).
+ * back pointer, tell whether to trust it.  Between those checks and the
+ * reference, the io may end and be set up again, for another top bio or
+ * for this one reused (the marker seen was the old io's).  So after the
+ * reference (a full barrier) the io must be published, and then pass the
+ * checks again.  An unpublished one belongs to a pass still being issued
+ * or to an unpolled bio, whose clones end and may be freed without a
+ * poll: it is only put back, which completes it if its clones are gone
+ * (pdm_io_tryget()).  A published io that fails the checks again was
+ * recycled for another top bio: pdm_io_unwalk() on it is as good as on
+ * ours.
  */
 static struct pdm_io *pdm_io_walk(struct bio *bio)
 {
@@ -87,12 +105,8 @@ static struct pdm_io *pdm_io_walk(struct bio *bio)
 	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio)
 		return NULL;
-	if (!atomic_inc_not_zero(&io->remaining))
+	if (!pdm_io_tryget(io))
 		return NULL;
-	if (!READ_ONCE(io->published)) {
-		pdm_io_put(io);
-		return NULL;
-	}
 	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio) {
 		pdm_io_unwalk(io, 0);

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# A poll_bio that finds a stale top bio's pdm_io just before the io ends
+# and is set up again, unpublished, for the same bio reused unpolled, must
+# leave it alone: that io's clones end without a poll, and a walker that
+# keeps it ends the bio when it drops its reference, while a clone is
+# still in flight.  pdm_io_walk() takes its reference, then requires the
+# io to be published.  The test-only blkfast-stalewalk module holds one
+# poll_bio in that window (a kprobe on pdm_io_tryget()) while the bio ends
+# and is submitted again unpolled, 20 times; the lower null_blk completes
+# unpolled reads 50 ms after they reach it, polled ones when polled.
+# Asserted: every round was held, the walker's io became the bio's new
+# unpublished one at least once (else the test saw nothing), and no read
+# ended in under 25 ms or failed.  A walk without the published check
+# (mutant pdm-walk-no-published) ends those reads at once.
+# shellcheck source=tests/vm/lib.sh
+. "$(dirname "$0")/tests/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
+	irqmode=2 completion_nsec=50000000
+run modprobe pdm
+run pdmsetup create w --table \
+	"0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
+run modprobe blkfast-stalewalk dev=/dev/pdm0 min_us=25000
+SP=/sys/module/blkfast_stalewalk/parameters
+echo 20 >$SP/rounds || fail "the rounds did not complete: a bio was lost"
+read -r _ rounds _ held _ recycled _ early _ errors <$SP/result
+expect_eq "rounds" 20 "$rounds"
+expect_eq "rounds with the walker held in its window" 20 "$held"
+expect_ge "rounds whose held walker found the bio's new unpublished io" \
+	1 "$recycled"
+expect_eq "unpolled reads that ended before their clone (< 25 ms)" 0 "$early"
+expect_eq "reads that failed" 0 "$errors"
+note "stale polls: $(cat /sys/block/pdm0/pdm/stale_polls)"
+run rmmod blkfast-stalewalk
+expect_drained w
+run pdmsetup remove w
+run rmmod pdm
+echo PASS
