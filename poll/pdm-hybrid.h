@@ -39,6 +39,18 @@ static inline u64 pdm_hybrid_next(u64 est, u64 lat)
 	return est;
 }
 
+/**
+ * pdm_hybrid_learn() - learn from one polled completion
+ * @est: the estimate to update (a device's, for one direction)
+ * @lat: ns from the bio's issue to its completion being seen
+ *
+ * Pollers update it without a lock; a lost update loses one sample.
+ */
+static inline void pdm_hybrid_learn(u64 *est, u64 lat)
+{
+	WRITE_ONCE(*est, pdm_hybrid_next(READ_ONCE(*est), lat));
+}
+
 /*
  * How long after issue a bio is first polled: 7/8 of the estimate.
  * Polling a little early keeps completions faster than the estimate

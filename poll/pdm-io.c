@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pdm's I/O path: mapping a top bio onto clones for the lower devices,
- * completing it, and polling it.
+ * pdm's I/O path: mapping a top bio onto clones for the lower devices
+ * and issuing them.  How the clones' pdm_io lives and ends, and how a
+ * polled top bio completes, is in pdm-io-life.c; direct mode's remap in
+ * place in pdm-remap.c.
  *
  * A top bio is never split with bio_split(): each clone covers a range of
  * it (bio_trim) that lies within one segment, one stripe chunk, and what
  * the lower queue accepts without splitting.  The last matters for polled
  * I/O: a REQ_NOWAIT bio that the lower queue has to split fails with
  * EAGAIN, and io_uring would reissue it forever.
- *
- * Completion of a top bio normally happens when its last clone ends.  A
- * polled top bio, once all its clones are issued, is "published" (see
- * struct pdm_io) and completes only in task context, where its
- * REQ_ALLOC_CACHE bio may be freed: when its last clone is completed by a
- * poll (which runs in a poller's task), or else at its next poll_bio.  A
- * poll_bio walking a bio's clones holds a reference on its pdm_io, so the
- * clones it hands to bio_poll() are never freed under it.
  *
  * A write with REQ_PREFLUSH and data (a journal commit block) promises
  * that the data is written only after everything completed before it is
@@ -38,184 +32,10 @@
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
 #include <linux/io.h>
-#include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 #include "pdm.h"
-
-struct kmem_cache *pdm_remap_cache;
-
-/*
- * Hand a top bio to pdm_requeue_work() to be mapped again, with its
- * reference on pd->active.  Any context: this runs from the last clone's
- * completion.
- */
-static void pdm_requeue(struct pdm_dev *pd, struct bio *top)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&pd->requeue_lock, flags);
-	bio_list_add(&pd->requeue, top);
-	spin_unlock_irqrestore(&pd->requeue_lock, flags);
-	queue_work(pd->wq, &pd->requeue_work);
-}
-
-/*
- * End a top bio and drop its reference on pd->active, in that order
- * reversed: once the submitter has its bio back it may close and remove
- * the device, which waits only for the references (as dm drops its
- * pending count before bio_endio()).  Nothing here touches @pd after.
- */
-static void pdm_end_top(struct pdm_dev *pd, struct bio *top)
-{
-	percpu_ref_put(&pd->active);
-	bio_endio(top);
-}
-
-static struct pdm_clone *pdm_io_first(struct pdm_io *io)
-{
-	return &container_of(io, struct pdm_io_clone, io)->clone;
-}
-
-/*
- * Free the clones of @io still listed (a polled io's), and @io with them,
- * which lives in the first.
- */
-static void pdm_io_free_clones(struct pdm_io *io)
-{
-	struct pdm_clone *first = pdm_io_first(io);
-	struct pdm_clone *pc, *next;
-
-	/* Stale pollers check the magic before they take a reference. */
-	WRITE_ONCE(io->magic, 0);
-	for (pc = io->clones; pc; pc = next) {
-		next = pc->next;
-		if (pc != first)
-			bio_put(&pc->bio);
-	}
-	bio_put(&first->bio);
-}
-
-/*
- * Free a NOWAIT pass that is short of a clone: none was issued, and every
- * one is on @held, the first (which holds @io) first.
- */
-static void pdm_io_free_held(struct pdm_io *io, struct bio_list *held)
-{
-	struct pdm_clone *first = pdm_io_first(io);
-	struct bio *clone;
-
-	WRITE_ONCE(io->magic, 0);
-	while ((clone = bio_list_pop(held)))
-		if (clone != &first->bio)
-			bio_put(clone);
-	bio_put(&first->bio);
-}
-
-/*
- * Complete the top bio and free the clones; @io goes with them.  After the
- * flushes of a PREFLUSH+data bio (io->then_data) the top bio goes on to
- * have its data issued instead, unless a flush failed: then it completes
- * with that error, and its data is never written.  A published top bio
- * whose clones met EAGAIN is requeued (see the top of this file): its
- * poller can no longer take an EAGAIN.
- */
-static void pdm_io_complete(struct pdm_io *io)
-{
-	struct pdm_dev *pd = io->pd;
-	struct bio *top = io->top;
-	bool then_data = io->then_data && !io->status;
-	bool again = io->published && io->status == BLK_STS_AGAIN;
-
-	if (io->status && !again)
-		top->bi_status = io->status;
-	pdm_io_free_clones(io);
-	if (again) {
-		this_cpu_inc(pd->stats->requeued);
-		/* Completes unpolled, perhaps in interrupt context. */
-		bio_clear_polled(top);
-		pdm_requeue(pd, top);
-		return;
-	}
-	if (then_data) {
-		pdm_requeue(pd, top);
-		return;
-	}
-	pdm_end_top(pd, top);
-}
-
-/**
- * pdm_io_claim() - complete a published top bio, if nobody else does
- * @io:  a published io whose count the caller saw drop to 1 (the publish
- *       reference alone)
- * @now: ktime_get_ns() if the caller has read it, else 0
- *
- * Runs in task context only: the top bio may be REQ_ALLOC_CACHE.  Of all
- * the parties that see the count at 1, the cmpxchg picks one.
- *
- * Return: 1 if this call completed the top bio, else 0.
- */
-int pdm_io_claim(struct pdm_io *io, u64 now)
-{
-	struct bio *top = io->top;
-
-	if (atomic_cmpxchg(&io->remaining, 1, 0) != 1)
-		return 0;
-	if (io->start_ns)
-		pdm_hybrid_learn(io->pd, op_is_write(bio_op(top)),
-				 (now ?: ktime_get_ns()) - io->start_ns);
-	top->bi_opf &= ~REQ_DRV;
-	top->bi_private = io->saved_private;
-	pdm_io_complete(io);
-	return 1;
-}
-
-void pdm_io_put(struct pdm_io *io)
-{
-	if (atomic_dec_and_test(&io->remaining))
-		pdm_io_complete(io);
-}
-
-static void pdm_clone_endio(struct bio *bio)
-{
-	struct pdm_clone *pc = container_of(bio, struct pdm_clone, bio);
-	struct pdm_io *io = pc->io;
-	/* Read before our reference goes: @io may go with it. */
-	bool published = READ_ONCE(io->published);
-	bool polled = bio->bi_opf & REQ_POLLED;
-
-	/* Any one error will do; racing writers only pick which. */
-	if (unlikely(bio->bi_status) && !READ_ONCE(io->status))
-		WRITE_ONCE(io->status, bio->bi_status);
-	/*
-	 * Still REQ_POLLED here means the lower queue took it as polled I/O,
-	 * which only a poll completes.  (bio_poll()'s return value cannot
-	 * count these: blk_mq_poll() returns 1 for any running task.)
-	 */
-	if (polled)
-		this_cpu_inc(io->pd->stats->completions_found);
-	WRITE_ONCE(pc->done, true);
-	if (!published) {
-		/* Unlisted: nothing else refers to it (see struct pdm_io). */
-		if (!io->polled && pc != pdm_io_first(io))
-			bio_put(bio);
-		pdm_io_put(io);
-		return;
-	}
-	/*
-	 * The last clone of a published bio ended in the task that issued
-	 * it (its poller, reaping a batch of lower completions): finish the
-	 * top bio now rather than at its own next poll_bio, so that one
-	 * io_uring reap pass completes every top bio whose clones one lower
-	 * poll found.  Anywhere else leave it to that poller: from interrupt
-	 * context the top bio may not be freed, and another task must not
-	 * free it while its own poller may be inside bio_poll() on it.
-	 */
-	if (atomic_dec_return(&io->remaining) == 1 && in_task() &&
-	    current == io->owner)
-		pdm_io_claim(io, 0);
-}
 
 /*
  * The lower queue splits a data bio where two bvecs leave a gap that its
@@ -350,7 +170,6 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct pdm_io *io = *iop;
-	struct pdm_clone *pc;
 	struct bio *clone;
 
 	if (empty_flush)
@@ -361,33 +180,9 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	if (!clone)
 		return false;
 
-	if (!io) {
-		io = &container_of(clone, struct pdm_io_clone, clone.bio)->io;
-		io->pd = pd;
-		io->top = top;
-		io->saved_private = NULL;
-		atomic_set(&io->remaining, 1);
-		io->status = BLK_STS_OK;
-		io->published = false;
-		io->polled = top->bi_opf & REQ_POLLED;
-		io->then_data = false;
-		io->owner = current;
-		io->clones = NULL;
-		/* Hybrid polling waits from here: see pdm-poll.c. */
-		io->start_ns = READ_ONCE(pd->hybrid) ? ktime_get_ns() : 0;
-		/* Last: a stale poller trusts the rest once it sees this. */
-		smp_wmb();
-		WRITE_ONCE(io->magic, PDM_IO_MAGIC);
-		*iop = io;
-	}
-	pc = container_of(clone, struct pdm_clone, bio);
-	pc->io = io;
-	pc->done = false;
-	if (io->polled) {
-		pc->next = io->clones;
-		io->clones = pc;
-	}
-	atomic_inc(&io->remaining);
+	if (!io)
+		io = *iop = pdm_io_init(clone, pd, top);
+	pdm_io_add(io, clone);
 
 	if (!empty_flush) {
 		bio_trim(clone, skip, sectors);
@@ -395,13 +190,12 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 		/*
 		 * REQ_DRV is our publish marker.  A PREFLUSH left on a data
 		 * clone is meant: only a map over one device maps a
-		 * PREFLUSH+data bio in one pass (see pdm_send_top()).
+		 * PREFLUSH+data bio in one pass (see pdm_send_flushes()).
 		 */
 		clone->bi_opf &= ~REQ_DRV;
 	}
 	if (!bdev_nowait(bdev))
 		clone->bi_opf &= ~REQ_NOWAIT;
-	clone->bi_end_io = pdm_clone_endio;
 	if (top->bi_opf & REQ_NOWAIT) {
 		bio_list_add(held, clone);
 		return true;
@@ -411,127 +205,6 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	return true;
 }
 
-static struct pdm_remap *pdm_remap_alloc(struct pdm_dev *pd, gfp_t gfp)
-{
-	struct pdm_remap_list *l;
-	struct pdm_remap *rm;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	l = this_cpu_ptr(pd->remap_free);
-	rm = l->head;
-	if (rm) {
-		l->head = rm->next;
-		l->nr--;
-	}
-	local_irq_restore(flags);
-	return rm ?: mempool_alloc(&pd->remap_pool, gfp);
-}
-
-static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
-{
-	struct pdm_remap_list *l;
-	unsigned long flags;
-
-	local_irq_save(flags);
-	l = this_cpu_ptr(pd->remap_free);
-	if (l->nr < PDM_REMAP_FREE_MAX) {
-		rm->next = l->head;
-		l->head = rm;
-		l->nr++;
-		rm = NULL;
-	}
-	local_irq_restore(flags);
-	if (rm)
-		mempool_free(rm, &pd->remap_pool);
-}
-
-/* Give every CPU's free pdm_remaps back; nothing may be in flight. */
-void pdm_remap_free_drain(struct pdm_dev *pd)
-{
-	struct pdm_remap *rm;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		struct pdm_remap_list *l = per_cpu_ptr(pd->remap_free, cpu);
-
-		while ((rm = l->head)) {
-			l->head = rm->next;
-			mempool_free(rm, &pd->remap_pool);
-		}
-		l->nr = 0;
-	}
-}
-
-static void pdm_remap_endio(struct bio *bio)
-{
-	struct pdm_remap *rm = bio->bi_private;
-	struct pdm_dev *pd = rm->pd;
-
-	/* As for a clone: still REQ_POLLED means a poll completed it. */
-	if (bio->bi_opf & REQ_POLLED)
-		this_cpu_inc(pd->stats->completions_found);
-	bio->bi_bdev = rm->bdev;
-	bio->bi_end_io = rm->end_io;
-	bio->bi_private = rm->private;
-	/* The lower queue's rq_qos saw its end; pdm's queue has none. */
-	bio_clear_flag(bio, BIO_QOS_THROTTLED);
-	bio_clear_flag(bio, BIO_QOS_MERGED);
-	pdm_remap_free(pd, rm);
-	pdm_end_top(pd, bio);
-}
-
-/**
- * pdm_remap() - send a top bio that fits one lower range down as it is
- * @pd:   the device; the caller's reference on pd->active goes with the bio
- * @top:  the bio, which pdm_fit() took whole
- * @bdev: the lower device
- * @lsec: the lower sector
- *
- * No clone: the bio itself is pointed at the lower device, with pdm's
- * end_io in front of its submitter's so that pd->active still counts it
- * (suspend waits for it) and the submitter gets its bio back as it was
- * but for the completion.  A polled bio then carries the lower queue's
- * cookie, and io_uring polls that queue itself: one submit_bio pass and
- * one poll call fewer per I/O, and no bio allocation.
- *
- * Return: false if no memory, with @top untouched.
- */
-static bool pdm_remap(struct pdm_dev *pd, struct bio *top,
-		      struct block_device *bdev, sector_t lsec)
-{
-	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-	struct pdm_remap *rm = pdm_remap_alloc(pd, gfp);
-
-	if (!rm)
-		return false;
-	rm->pd = pd;
-	rm->bdev = top->bi_bdev;
-	rm->end_io = top->bi_end_io;
-	rm->private = top->bi_private;
-	top->bi_end_io = pdm_remap_endio;
-	top->bi_private = rm;
-	bio_set_dev(top, bdev);
-	top->bi_iter.bi_sector = lsec;
-	if (!bdev_nowait(bdev))
-		top->bi_opf &= ~REQ_NOWAIT;
-	this_cpu_inc(pd->stats->remapped);
-	submit_bio_noacct(top);
-	return true;
-}
-
-/*
- * Remap in place rather than clone?  Only in direct mode, and not a
- * polled bio while hybrid polling is on: the wait lives in pdm's
- * poll_bio, which a remapped bio's poller never calls.
- */
-static bool pdm_want_remap(struct pdm_dev *pd, struct bio *top)
-{
-	if (READ_ONCE(pd->poll_mode) != PDM_POLL_DIRECT)
-		return false;
-	return !(top->bi_opf & REQ_POLLED) || !READ_ONCE(pd->hybrid);
-}
-
 /* Locate @sector: the lower device and sector, and sectors left in reach. */
 static void pdm_locate(const struct pdm_map *map, sector_t sector,
 		       struct block_device **bdev, sector_t *lsec,
@@ -539,85 +212,63 @@ static void pdm_locate(const struct pdm_map *map, sector_t sector,
 {
 	const struct pdm_seg_spec *seg =
 		&map->spec.segs[pdm_table_find(&map->spec, sector)];
-	u64 off = sector - seg->start;
-	u64 left = seg->len - off;
+	u64 leg_sector, left;
+	u32 leg;
 
-	if (seg->target == PDM_TARGET_STRIPED) {
-		struct pdm_stripe_geom g = {
-			.nr = seg->nr_legs,
-			.chunk_shift = ilog2(seg->chunk_sectors),
-		};
-		struct pdm_stripe_pos pos;
-
-		pdm_stripe_map(&g, off, &pos);
-		*bdev = seg->legs[pos.leg].bdev;
-		*lsec = seg->legs[pos.leg].offset + pos.leg_sector;
-		left = min_t(u64, left, pos.chunk_left);
-	} else {
-		*bdev = seg->legs[0].bdev;
-		*lsec = seg->legs[0].offset + off;
-	}
+	seg->type->locate(seg, sector - seg->start, &leg, &leg_sector, &left);
+	*bdev = seg->legs[leg].bdev;
+	*lsec = seg->legs[leg].offset + leg_sector;
 	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
 }
 
 /*
- * Send @top: map it onto clones and issue them.  pdm_start_top() without
- * the counters; also the second pass of a PREFLUSH+data bio and of a
- * requeued one.  The caller's reference on pd->active goes with @top.
+ * The flushes of a PREFLUSH top bio: an empty flush to every lower device,
+ * unless there is one device and data, whose clones then carry the
+ * PREFLUSH (see pdm_issue()).  Returns false if out of memory.
  */
-static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
+static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
+			     struct bio *top, struct pdm_io **iop,
+			     struct bio_list *held)
 {
-	/* Stable while we hold pd->active: see struct pdm_dev. */
-	const struct pdm_map *map = READ_ONCE(pd->map);
-	unsigned int done = 0, left = bio_sectors(top);
-	sector_t sector = top->bi_iter.bi_sector;
-	blk_status_t status = BLK_STS_OK;
-	struct bio_list held = BIO_EMPTY_LIST;
-	struct pdm_io *io = NULL;
-	struct bio *clone;
-	bool remap;
+	bool data = bio_sectors(top);
 	u32 i;
 
-	if (unlikely(!map || sector + left > map->spec.sectors)) {
-		/* Being removed, or deferred across a shrinking reload. */
-		status = BLK_STS_IOERR;
-		goto out;
-	}
+	/*
+	 * With data, the top bio completes from a lower completion or
+	 * pdm_requeue_work(), never from a poll: the data waits for the
+	 * flush, and a polled clone parked behind a lower flush has no
+	 * cookie to poll it by.
+	 */
+	if (data)
+		bio_clear_polled(top);
+	if (data && map->nr_bdevs == 1)
+		return true;
+	for (i = 0; i < map->nr_bdevs; i++)
+		if (!pdm_issue(pd, iop, top, map->bdevs[i], 0, 0, 0, true,
+			       held))
+			return false;
+	/*
+	 * The data goes when the flushes have completed: the submitter's
+	 * reference keeps them from completing the io before this is set.
+	 */
+	if (data)
+		(*iop)->then_data = true;
+	return true;
+}
 
+/*
+ * The data of @top: a clone per lower range, or in direct mode @top
+ * itself if it fits one range (then *@remapped, and @top is gone).
+ * Returns false if out of memory.
+ */
+static bool pdm_send_data(struct pdm_dev *pd, const struct pdm_map *map,
+			  struct bio *top, struct pdm_io **iop,
+			  struct bio_list *held, bool *remapped)
+{
+	unsigned int done = 0, left = bio_sectors(top);
+	sector_t sector = top->bi_iter.bi_sector;
 	/* A flush goes to every device: never one range. */
-	remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
-	if (top->bi_opf & REQ_PREFLUSH) {
-		/*
-		 * With data, the top bio completes from a lower completion
-		 * or pdm_requeue_work(), never from a poll: the data waits for
-		 * the flush, and a polled clone parked behind a lower flush
-		 * has no cookie to poll it by.
-		 */
-		if (left)
-			bio_clear_polled(top);
-		/*
-		 * One lower device: its data clones keep the PREFLUSH (see
-		 * pdm_issue()), and no empty flush is needed.
-		 */
-		if (!left || map->nr_bdevs > 1) {
-			for (i = 0; i < map->nr_bdevs; i++) {
-				if (!pdm_issue(pd, &io, top, map->bdevs[i],
-					       0, 0, 0, true, &held)) {
-					status = BLK_STS_RESOURCE;
-					goto out;
-				}
-			}
-			/*
-			 * The data goes when the flushes have completed: our
-			 * reference keeps them from completing the io before
-			 * this is set.
-			 */
-			if (left) {
-				io->then_data = true;
-				goto issue;
-			}
-		}
-	}
+	bool remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
 
 	while (left) {
 		struct block_device *bdev;
@@ -626,24 +277,32 @@ static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
 
 		pdm_locate(map, sector, &bdev, &lsec, &reach);
 		reach = pdm_fit(top, done, min(reach, left), lsec, bdev);
-		if (remap && reach == left && pdm_remap(pd, top, bdev, lsec))
-			return;
-		remap = false;
-		if (!pdm_issue(pd, &io, top, bdev, done, reach, lsec, false,
-			       &held)) {
-			status = BLK_STS_RESOURCE;
-			goto out;
+		if (remap && reach == left && pdm_remap(pd, top, bdev, lsec)) {
+			*remapped = true;
+			return true;
 		}
+		remap = false;
+		if (!pdm_issue(pd, iop, top, bdev, done, reach, lsec, false,
+			       held))
+			return false;
 		sector += reach;
 		done += reach;
 		left -= reach;
 	}
-issue:
-	while ((clone = bio_list_pop(&held))) {
-		this_cpu_inc(pd->stats->clones);
-		submit_bio_noacct(clone);
-	}
-out:
+	return true;
+}
+
+/*
+ * Issue the clones a NOWAIT pass held back and let the submitter's
+ * reference on @io go; or, if the pass issued nothing, end @top with
+ * @status.
+ */
+static void pdm_send_finish(struct pdm_dev *pd, struct bio *top,
+			    struct pdm_io *io, struct bio_list *held,
+			    blk_status_t status)
+{
+	struct bio *clone;
+
 	if (status == BLK_STS_RESOURCE && (top->bi_opf & REQ_NOWAIT)) {
 		/*
 		 * A NOWAIT pass short of memory has issued none of its
@@ -652,7 +311,7 @@ out:
 		this_cpu_inc(pd->stats->nowait_again);
 		status = BLK_STS_AGAIN;
 		if (io)
-			pdm_io_free_held(io, &held);
+			pdm_io_free_held(io, held);
 		io = NULL;
 	}
 	if (!io) {
@@ -661,28 +320,44 @@ out:
 		pdm_end_top(pd, top);
 		return;
 	}
-	/* A clone that failed to clone its integrity data: end with it. */
+	while ((clone = bio_list_pop(held))) {
+		this_cpu_inc(pd->stats->clones);
+		submit_bio_noacct(clone);
+	}
 	if (status)
 		io->status = status;
-	if (top->bi_opf & REQ_POLLED) {
-		/*
-		 * Publish: our reference becomes the publish reference, which
-		 * pdm_io_claim() drops.  The submitter's bi_private comes
-		 * back before completion.  The clones wait on current->bio_list
-		 * until we return, so none can have ended yet; claim anyway if
-		 * one did.
-		 */
-		io->saved_private = top->bi_private;
-		top->bi_private = io;
-		top->bi_cookie = 0;
-		WRITE_ONCE(io->published, true);
-		smp_wmb();	/* io and bi_private before the marker */
-		WRITE_ONCE(top->bi_opf, top->bi_opf | REQ_DRV);
-		if (atomic_read(&io->remaining) == 1)
-			pdm_io_claim(io, 0);
-		return;
-	}
-	pdm_io_put(io);
+	if (top->bi_opf & REQ_POLLED)
+		pdm_io_publish(io);
+	else
+		pdm_io_put(io);
+}
+
+/*
+ * Send @top: its flushes, its data mapped onto clones, and what is left
+ * to do once they are issued.  pdm_start_top() without the counters; also
+ * the second pass of a PREFLUSH+data bio and of a requeued one.  The
+ * caller's reference on pd->active goes with @top.
+ */
+static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
+{
+	/* Stable while we hold pd->active: see struct pdm_dev. */
+	const struct pdm_map *map = READ_ONCE(pd->map);
+	struct bio_list held = BIO_EMPTY_LIST;
+	blk_status_t status = BLK_STS_OK;
+	struct pdm_io *io = NULL;
+	bool remapped = false;
+
+	/* No map: being removed, or deferred across a shrinking reload. */
+	if (unlikely(!map || bio_end_sector(top) > map->spec.sectors))
+		status = BLK_STS_IOERR;
+	else if ((top->bi_opf & REQ_PREFLUSH) &&
+		 !pdm_send_flushes(pd, map, top, &io, &held))
+		status = BLK_STS_RESOURCE;
+	else if (!(io && io->then_data) &&
+		 !pdm_send_data(pd, map, top, &io, &held, &remapped))
+		status = BLK_STS_RESOURCE;
+	if (!remapped)
+		pdm_send_finish(pd, top, io, &held, status);
 }
 
 /*

@@ -70,19 +70,10 @@ static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
 	       pdm_map_stacks_on(lpd->inactive, disk, depth);
 }
 
-/* Sectors of a leg's device that a segment uses. */
-static u64 pdm_leg_len(const struct pdm_seg_spec *seg)
-{
-	struct pdm_stripe_geom g = { .nr = seg->nr_legs };
-
-	return seg->target == PDM_TARGET_STRIPED ?
-		pdm_stripe_leg_len(&g, seg->len) : seg->len;
-}
-
 static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 			struct pdm_leg_spec *leg, char *err)
 {
-	u64 need = leg->offset + pdm_leg_len(seg);
+	u64 need = leg->offset + seg->type->leg_len(seg);
 	struct block_device *bdev;
 	unsigned int lbs;
 	dev_t dev;
@@ -205,11 +196,10 @@ static int pdm_map_stack(struct pdm_map *map)
 			if (i == map->nr_bdevs)
 				map->bdevs[map->nr_bdevs++] = b;
 		}
-		if (seg->target == PDM_TARGET_STRIPED) {
-			/* Discards are mapped a chunk at a time. */
+		if (seg->type->discard_limit) {
 			map->limits.max_discard_sectors =
 				min(map->limits.max_discard_sectors,
-				    seg->chunk_sectors);
+				    seg->type->discard_limit(seg));
 			map->limits.max_hw_discard_sectors =
 				map->limits.max_discard_sectors;
 		}
@@ -334,8 +324,7 @@ static size_t pdm_append_seg(char *buf, size_t size, size_t at,
 			     const struct pdm_seg_spec *seg)
 {
 	return pdm_appendf(buf, size, at, "%llu %llu %s", seg->start,
-			   seg->len, seg->target == PDM_TARGET_STRIPED ?
-			   "striped" : "linear");
+			   seg->len, seg->type->name);
 }
 
 /**
@@ -358,9 +347,9 @@ size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 		const struct pdm_seg_spec *seg = &map->spec.segs[s];
 
 		at = pdm_append_seg(buf, size, at, seg);
-		if (seg->target == PDM_TARGET_STRIPED)
-			at = pdm_appendf(buf, size, at, " %u %u",
-					 seg->nr_legs, seg->chunk_sectors);
+		if (seg->type->format)
+			at += seg->type->format(seg, at < size ? buf + at : NULL,
+						at < size ? size - at : 0);
 		for (l = 0; l < seg->nr_legs; l++) {
 			const struct pdm_leg_spec *leg = &seg->legs[l];
 			struct block_device *b = leg->bdev;

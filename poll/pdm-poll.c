@@ -12,7 +12,7 @@
  * - sweep_wait: the same, but waiting for a busy queue: the baseline that
  *   shows what the trylock buys;
  * - direct: a bio that fits one lower range is remapped in place
- *   (pdm_remap() in pdm-io.c), so its submitter's bio_poll() goes to the
+ *   (pdm_remap() in pdm-remap.c), so its submitter's bio_poll() goes to the
  *   lower queue and never comes here; the others are polled as in
  *   tracked mode.
  * A lower device that is not blk-mq (pdm or dm stacked below) is polled
@@ -52,83 +52,6 @@ const char * const pdm_hybrid_names[] = {
 	[PDM_HYBRID_SLEEP]	= "sleep",
 	NULL,
 };
-
-/* Drop a walker's reference; claim the top bio if it was the last but one. */
-static int pdm_io_unwalk(struct pdm_io *io, u64 now)
-{
-	if (atomic_dec_return(&io->remaining) == 1)
-		return pdm_io_claim(io, now);
-	return 0;
-}
-
-/*
- * Take a walker's reference on @io if it is live and published.  Not
- * inlined, for a test: between the checks that found @io and this
- * reference lies the window in which @io can end and be set up again,
- * unpublished, and blkfast-stalewalk holds it open with a kprobe here.
- */
-static noinline bool pdm_io_tryget(struct pdm_io *io)
-{
-	if (!atomic_inc_not_zero(&io->remaining))
-		return false;
-	if (!READ_ONCE(io->published)) {
-		pdm_io_put(io);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Take a walker's reference on the published pdm_io of @bio; NULL if @bio
- * is not (or no longer) a published pdm top bio.  @bio may be stale or
- * recycled: the bio slab is SLAB_TYPESAFE_BY_RCU and our caller holds the
- * RCU read lock, so reading it is safe; the marker, then the magic and
- * back pointer, tell whether to trust it.  Between those checks and the
- * reference, the io may end and be set up again, for another top bio or
- * for this one reused (the marker seen was the old io's).  So after the
- * reference (a full barrier) the io must be published, and then pass the
- * checks again.  An unpublished one belongs to a pass still being issued
- * or to an unpolled bio, whose clones end and may be freed without a
- * poll: it is only put back, which completes it if its clones are gone
- * (pdm_io_tryget()).  A published io that fails the checks again was
- * recycled for another top bio: pdm_io_unwalk() on it is as good as on
- * ours.
- */
-static struct pdm_io *pdm_io_walk(struct bio *bio)
-{
-	struct pdm_io *io;
-
-	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
-		return NULL;
-	smp_rmb();	/* pairs with the publish in pdm_send_top() */
-	io = READ_ONCE(bio->bi_private);
-	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
-	    READ_ONCE(io->top) != bio)
-		return NULL;
-	if (!pdm_io_tryget(io))
-		return NULL;
-	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
-	    READ_ONCE(io->top) != bio) {
-		pdm_io_unwalk(io, 0);
-		return NULL;
-	}
-	return io;
-}
-
-/**
- * pdm_hybrid_learn() - learn from one polled completion
- * @pd:  the device
- * @dir: 0 read, 1 write
- * @lat: ns from the bio's issue to its completion being seen
- *
- * See pdm_hybrid_next() for the estimate.  Pollers update it without a
- * lock; a lost update loses one sample.
- */
-void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat)
-{
-	WRITE_ONCE(pd->hybrid_ns[dir],
-		   pdm_hybrid_next(READ_ONCE(pd->hybrid_ns[dir]), lat));
-}
 
 /*
  * bio_poll() on a pending clone.  Returns 1 if it polled.

@@ -17,6 +17,7 @@
 #endif
 
 #include "pdm-table.h"
+#include "pdm-target.h"
 
 /* Tokens quoted in messages are cut so the message fits PDM_ERR_LEN. */
 #define PDM_TOK_SHOWN	24
@@ -31,8 +32,8 @@ struct pdm_parser {
 };
 
 /* Write "line N: <reason>" to the caller's buffer and return @ret. */
-static __printf(3, 4) int pdm_fail(struct pdm_parser *p, int ret,
-				   const char *fmt, ...)
+__printf(3, 4) int pdm_parse_fail(struct pdm_parser *p, int ret,
+				  const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -79,28 +80,28 @@ static bool pdm_token_is(const char *tok, size_t len, const char *word)
  * NUL-terminated, hence no kstrtou64(); digits only, so no sign, no 0x and
  * no trailing junk.
  */
-static int pdm_number(struct pdm_parser *p, const char *what, u64 max,
-		      u64 *val)
+int pdm_parse_number(struct pdm_parser *p, const char *what, u64 max,
+		     u64 *val)
 {
 	char *tok;
 	size_t len = pdm_token(p, &tok), i;
 	u64 v = 0;
 
 	if (!len)
-		return pdm_fail(p, -EINVAL, "missing %s", what);
+		return pdm_parse_fail(p, -EINVAL, "missing %s", what);
 	for (i = 0; i < len; i++)
 		if (tok[i] < '0' || tok[i] > '9')
-			return pdm_fail(p, -EINVAL,
-					"%s '%.*s' is not a decimal number",
-					what, pdm_shown(len), tok);
+			return pdm_parse_fail(p, -EINVAL,
+					      "%s '%.*s' is not a decimal number",
+					      what, pdm_shown(len), tok);
 	for (i = 0; i < len; i++) {
 		u32 d = tok[i] - '0';
 
 		/* v * 10 + d <= max, without overflowing on the way. */
 		if (v > (max - d) / 10)
-			return pdm_fail(p, -ERANGE, "%s '%.*s' is over %llu",
-					what, pdm_shown(len), tok,
-					(unsigned long long)max);
+			return pdm_parse_fail(p, -ERANGE, "%s '%.*s' is over %llu",
+					      what, pdm_shown(len), tok,
+					      (unsigned long long)max);
 		v = v * 10 + d;
 	}
 	*val = v;
@@ -121,23 +122,23 @@ static int pdm_leg(struct pdm_parser *p, struct pdm_seg_spec *seg, u32 i,
 	int ret;
 
 	if (!len) {
-		if (seg->target == PDM_TARGET_LINEAR)
-			return pdm_fail(p, -EINVAL, "missing device");
-		return pdm_fail(p, -EINVAL, "missing device %u of %u",
-				i + 1, seg->nr_legs);
+		if (seg->nr_legs == 1)
+			return pdm_parse_fail(p, -EINVAL, "missing device");
+		return pdm_parse_fail(p, -EINVAL, "missing device %u of %u",
+				      i + 1, seg->nr_legs);
 	}
 	if (len > PDM_MAX_DEV_NAME)
-		return pdm_fail(p, -ENAMETOOLONG,
-				"device name of %zu bytes is over %u",
-				len, PDM_MAX_DEV_NAME);
-	ret = pdm_number(p, "offset", U64_MAX, &offset);
+		return pdm_parse_fail(p, -ENAMETOOLONG,
+				      "device name of %zu bytes is over %u",
+				      len, PDM_MAX_DEV_NAME);
+	ret = pdm_parse_number(p, "offset", U64_MAX, &offset);
 	if (ret)
 		return ret;
 	if (check_add_overflow(offset, leg_len, &leg_end))
-		return pdm_fail(p, -ERANGE,
-				"offset %llu + %llu sectors overflows",
-				(unsigned long long)offset,
-				(unsigned long long)leg_len);
+		return pdm_parse_fail(p, -ERANGE,
+				      "offset %llu + %llu sectors overflows",
+				      (unsigned long long)offset,
+				      (unsigned long long)leg_len);
 	/*
 	 * The offset token followed the name on this line, so the byte after
 	 * the name is a blank inside the text: safe to overwrite, even when
@@ -147,51 +148,6 @@ static int pdm_leg(struct pdm_parser *p, struct pdm_seg_spec *seg, u32 i,
 	leg->dev = dev;
 	leg->offset = offset;
 	leg->bdev = NULL;
-	return 0;
-}
-
-/* The arguments of striped up to the legs, and the checks they allow. */
-static int pdm_striped_args(struct pdm_parser *p, u64 len, u32 *nr,
-			    u32 *chunk)
-{
-	u64 nr64, chunk64, chunks;
-	u32 rem;
-	int ret;
-
-	ret = pdm_number(p, "nr", U32_MAX, &nr64);
-	if (ret)
-		return ret;
-	ret = pdm_number(p, "chunk_sectors", U32_MAX, &chunk64);
-	if (ret)
-		return ret;
-	if (!nr64)
-		return pdm_fail(p, -EINVAL, "striped over 0 devices");
-	if (nr64 > PDM_MAX_STRIPES)
-		return pdm_fail(p, -E2BIG, "%llu stripes, over %u",
-				(unsigned long long)nr64, PDM_MAX_STRIPES);
-	if (!is_power_of_2(chunk64))
-		return pdm_fail(p, -EINVAL,
-				"chunk_sectors %llu is not a power of two",
-				(unsigned long long)chunk64);
-	if (chunk64 < PDM_MIN_CHUNK)
-		return pdm_fail(p, -EINVAL,
-				"chunk_sectors %llu is under %u (4 KiB)",
-				(unsigned long long)chunk64, PDM_MIN_CHUNK);
-	/*
-	 * pdm-stripe.h maps whole rows of nr chunks only.  nr * chunk may
-	 * not fit a u32 divisor, so divide by each in turn.
-	 */
-	chunks = div_u64_rem(len, chunk64, &rem);
-	if (!rem)
-		div_u64_rem(chunks, nr64, &rem);
-	if (rem)
-		return pdm_fail(p, -EINVAL,
-				"length %llu is not a multiple of %llu stripes * %llu sectors",
-				(unsigned long long)len,
-				(unsigned long long)nr64,
-				(unsigned long long)chunk64);
-	*nr = nr64;
-	*chunk = chunk64;
 	return 0;
 }
 
@@ -218,78 +174,87 @@ static struct pdm_seg_spec *pdm_new_seg(struct pdm_parser *p,
 	return segs;
 }
 
+/* Every target a table may name: one row each (see pdm-target.h). */
+static const struct pdm_target_type *const pdm_targets[] = {
+	&pdm_linear_target,
+	&pdm_striped_target,
+};
+
+static const struct pdm_target_type *
+pdm_target_find(const char *tok, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pdm_targets); i++)
+		if (pdm_token_is(tok, len, pdm_targets[i]->name))
+			return pdm_targets[i];
+	return NULL;
+}
+
 /* One segment: the tokens of a line that has some. */
 static int pdm_segment(struct pdm_parser *p, struct pdm_table_spec *spec)
 {
 	struct pdm_seg_spec *seg;
-	enum pdm_target target;
+	const struct pdm_target_type *type;
 	u64 start, len, end, leg_len;
-	u32 nr = 1, chunk = 0, i, rem;
+	u32 i;
 	char *tok;
 	size_t toklen;
 	int ret;
 
 	if (spec->nr_segs == PDM_MAX_SEGMENTS)
-		return pdm_fail(p, -E2BIG, "more than %u segments",
-				PDM_MAX_SEGMENTS);
-	ret = pdm_number(p, "start", U64_MAX, &start);
+		return pdm_parse_fail(p, -E2BIG, "more than %u segments",
+				      PDM_MAX_SEGMENTS);
+	ret = pdm_parse_number(p, "start", U64_MAX, &start);
 	if (ret)
 		return ret;
-	ret = pdm_number(p, "length", U64_MAX, &len);
+	ret = pdm_parse_number(p, "length", U64_MAX, &len);
 	if (ret)
 		return ret;
 	if (!len)
-		return pdm_fail(p, -EINVAL, "zero length");
+		return pdm_parse_fail(p, -EINVAL, "zero length");
 	if (check_add_overflow(start, len, &end))
-		return pdm_fail(p, -ERANGE, "start %llu + length %llu overflows",
-				(unsigned long long)start,
-				(unsigned long long)len);
+		return pdm_parse_fail(p, -ERANGE, "start %llu + length %llu overflows",
+				      (unsigned long long)start,
+				      (unsigned long long)len);
 	if (start != spec->sectors)
-		return pdm_fail(p, -EINVAL,
-				"%s: segment starts at %llu, expected %llu",
-				start > spec->sectors ? "gap" : "overlap",
-				(unsigned long long)start,
-				(unsigned long long)spec->sectors);
+		return pdm_parse_fail(p, -EINVAL,
+				      "%s: segment starts at %llu, expected %llu",
+				      start > spec->sectors ? "gap" : "overlap",
+				      (unsigned long long)start,
+				      (unsigned long long)spec->sectors);
 
 	toklen = pdm_token(p, &tok);
 	if (!toklen)
-		return pdm_fail(p, -EINVAL, "missing target");
-	if (pdm_token_is(tok, toklen, "linear")) {
-		target = PDM_TARGET_LINEAR;
-	} else if (pdm_token_is(tok, toklen, "striped")) {
-		target = PDM_TARGET_STRIPED;
-		ret = pdm_striped_args(p, len, &nr, &chunk);
-		if (ret)
-			return ret;
-	} else {
-		return pdm_fail(p, -EINVAL, "unknown target '%.*s'",
-				pdm_shown(toklen), tok);
-	}
+		return pdm_parse_fail(p, -EINVAL, "missing target");
+	type = pdm_target_find(tok, toklen);
+	if (!type)
+		return pdm_parse_fail(p, -EINVAL, "unknown target '%.*s'",
+				      pdm_shown(toklen), tok);
 
 	seg = pdm_new_seg(p, spec);
 	if (!seg)
-		return pdm_fail(p, -ENOMEM, "out of memory");
+		return pdm_parse_fail(p, -ENOMEM, "out of memory");
 	seg->start = start;
 	seg->len = len;
-	seg->target = target;
+	seg->type = type;
 	seg->line = p->line;
-	seg->nr_legs = nr;
-	seg->chunk_sectors = chunk;
-	seg->legs = kcalloc(nr, sizeof(*seg->legs), GFP_KERNEL);
+	ret = type->parse(p, seg);
+	if (ret)
+		return ret;
+	seg->legs = kcalloc(seg->nr_legs, sizeof(*seg->legs), GFP_KERNEL);
 	if (!seg->legs)
-		return pdm_fail(p, -ENOMEM, "out of memory");
-
-	/* Exact for striped: the length is whole rows. */
-	leg_len = div_u64_rem(len, nr, &rem);
-	for (i = 0; i < nr; i++) {
+		return pdm_parse_fail(p, -ENOMEM, "out of memory");
+	leg_len = type->leg_len(seg);
+	for (i = 0; i < seg->nr_legs; i++) {
 		ret = pdm_leg(p, seg, i, leg_len);
 		if (ret)
 			return ret;
 	}
 	toklen = pdm_token(p, &tok);
 	if (toklen)
-		return pdm_fail(p, -EINVAL, "extra argument '%.*s'",
-				pdm_shown(toklen), tok);
+		return pdm_parse_fail(p, -EINVAL, "extra argument '%.*s'",
+				      pdm_shown(toklen), tok);
 	spec->sectors = end;
 	return 0;
 }
@@ -302,13 +267,13 @@ static int pdm_line(struct pdm_parser *p, struct pdm_table_spec *spec,
 	size_t i;
 
 	if (n > PDM_MAX_LINE)
-		return pdm_fail(p, -E2BIG, "longer than %u bytes",
-				PDM_MAX_LINE);
+		return pdm_parse_fail(p, -E2BIG, "longer than %u bytes",
+				      PDM_MAX_LINE);
 	/* A NUL would end the device names early: never allowed. */
 	cut = memchr(s, '\0', n);
 	if (cut)
-		return pdm_fail(p, -EINVAL, "NUL byte at column %zu",
-				(size_t)(cut - s) + 1);
+		return pdm_parse_fail(p, -EINVAL, "NUL byte at column %zu",
+				      (size_t)(cut - s) + 1);
 	if (n && s[n - 1] == '\r')
 		n--;
 	cut = memchr(s, '#', n);
@@ -317,9 +282,9 @@ static int pdm_line(struct pdm_parser *p, struct pdm_table_spec *spec,
 	/* Device names end up in messages and logs: printable only. */
 	for (i = 0; i < n; i++)
 		if (!pdm_blank(s[i]) && (s[i] < '!' || s[i] > '~'))
-			return pdm_fail(p, -EINVAL,
-					"non-printable byte 0x%02x at column %zu",
-					(unsigned char)s[i], i + 1);
+			return pdm_parse_fail(p, -EINVAL,
+					      "non-printable byte 0x%02x at column %zu",
+					      (unsigned char)s[i], i + 1);
 	p->pos = s;
 	p->end = s + n;
 	while (p->pos < p->end && pdm_blank(*p->pos))
@@ -342,8 +307,9 @@ int pdm_table_parse(char *text, size_t len, struct pdm_table_spec *spec,
 	if (errlen)
 		err[0] = '\0';
 	if (len > PDM_MAX_TABLE)
-		return pdm_fail(&p, -E2BIG, "table of %zu bytes is over %u",
-				len, PDM_MAX_TABLE);
+		return pdm_parse_fail(&p, -E2BIG,
+				      "table of %zu bytes is over %u", len,
+				      PDM_MAX_TABLE);
 
 	while (off < len) {
 		char *s = text + off;
@@ -361,7 +327,7 @@ int pdm_table_parse(char *text, size_t len, struct pdm_table_spec *spec,
 			p.line++;
 	}
 	if (!spec->nr_segs) {
-		ret = pdm_fail(&p, -EINVAL, "no segments");
+		ret = pdm_parse_fail(&p, -EINVAL, "no segments");
 		goto fail;
 	}
 	return 0;

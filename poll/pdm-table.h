@@ -28,10 +28,7 @@
 
 #include <blkfast/compat.h>
 
-enum pdm_target {
-	PDM_TARGET_LINEAR,
-	PDM_TARGET_STRIPED,
-};
+struct pdm_target_type;
 
 #define PDM_MAX_STRIPES		64	/* legs of one striped segment */
 #define PDM_MAX_SEGMENTS	1024	/* segments of one table */
@@ -55,9 +52,9 @@ struct pdm_leg_spec {
 struct pdm_seg_spec {
 	u64 start;		/* sectors */
 	u64 len;		/* sectors, > 0 */
-	enum pdm_target target;
+	const struct pdm_target_type *type;	/* pdm-target.h */
 	u32 line;		/* 1-based line of the text, for messages */
-	u32 nr_legs;		/* 1 for linear */
+	u32 nr_legs;		/* >= 1; 1 for linear */
 	u32 chunk_sectors;	/* striped only: a power of two; else 0 */
 	struct pdm_leg_spec *legs;
 };

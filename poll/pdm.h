@@ -18,7 +18,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/pdm.h>
 
-#include "pdm-stripe.h"
+#include "pdm-target.h"
 #include "pdm-table.h"
 
 /*
@@ -199,7 +199,7 @@ struct pdm_dev {
  * cmpxchg to 0): a poll_bio call, or a clone's end_io run by the owner.
  * magic is written last when an io is set up and cleared first when it
  * ends, so a poll_bio on a stale or recycled bio can tell whether to take
- * a reference.  See pdm-io.c and pdm-poll.c.
+ * a reference.  See pdm-io-life.c.
  *
  * then_data marks the first pass of a PREFLUSH+data top bio over more
  * than one lower device: its clones are the empty flushes only, and when
@@ -295,17 +295,41 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 			     char *buf, size_t size);
 
 /* pdm-io.c */
-extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 void pdm_submit_bio(struct bio *bio);
-int pdm_io_claim(struct pdm_io *io, u64 now);
-void pdm_io_put(struct pdm_io *io);
-void pdm_remap_free_drain(struct pdm_dev *pd);
 void pdm_requeue_work(struct work_struct *work);
+
+/* pdm-io-life.c */
+struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
+			   struct bio *top);
+void pdm_io_add(struct pdm_io *io, struct bio *clone);
+void pdm_io_publish(struct pdm_io *io);
+void pdm_io_free_held(struct pdm_io *io, struct bio_list *held);
+void pdm_io_put(struct pdm_io *io);
+struct pdm_io *pdm_io_walk(struct bio *bio);
+int pdm_io_unwalk(struct pdm_io *io, u64 now);
+
+/* pdm-remap.c */
+extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
+bool pdm_want_remap(struct pdm_dev *pd, struct bio *top);
+bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
+	       sector_t lsec);
+void pdm_remap_free_drain(struct pdm_dev *pd);
+
+/*
+ * End a top bio and drop its reference on pd->active, in that order
+ * reversed: once the submitter has its bio back it may close and remove
+ * the device, which waits only for the references (as dm drops its
+ * pending count before bio_endio()).  Nothing here touches @pd after.
+ */
+static inline void pdm_end_top(struct pdm_dev *pd, struct bio *top)
+{
+	percpu_ref_put(&pd->active);
+	bio_endio(top);
+}
 
 /* pdm-poll.c */
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags);
-void pdm_hybrid_learn(struct pdm_dev *pd, int dir, u64 lat);
 extern const char * const pdm_poll_mode_names[];
 extern const char * const pdm_hybrid_names[];
 

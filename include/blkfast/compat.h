@@ -8,6 +8,8 @@
 #define _BLKFAST_COMPAT_H
 
 #ifdef __KERNEL__
+#include <linux/compiler.h>
+#include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/math64.h>
 #include <linux/log2.h>
@@ -30,6 +32,9 @@ typedef unsigned int __bitwise gfp_t;
 #define U64_MAX		((u64)~0ULL)
 #define __printf(a, b)	__attribute__((format(printf, a, b)))
 #define check_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define READ_ONCE(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 static inline void *kcalloc(size_t n, size_t size, gfp_t flags)
 {
@@ -59,6 +64,13 @@ static inline bool is_power_of_2(unsigned long n)
 {
 	return n != 0 && (n & (n - 1)) == 0;
 }
+
+/* floor(log2(@n)), @n > 0 */
+static inline int ilog2(u64 n)
+{
+	return 63 - __builtin_clzll(n);
+}
+
 #endif
 
 #endif /* _BLKFAST_COMPAT_H */

@@ -8,6 +8,8 @@
  * Built and run by tests/host/table-fuzz.sh.
  */
 #include "pdm-table.c"
+#include "pdm-linear.c"
+#include "pdm-striped.c"
 
 #include <stddef.h>
 
@@ -36,11 +38,11 @@ static void check(const struct pdm_table_spec *spec, const char *buf,
 		REQUIRE(seg->legs);
 		REQUIRE(seg->line >= 1);
 		REQUIRE(i == 0 || seg->line > spec->segs[i - 1].line);
-		if (seg->target == PDM_TARGET_LINEAR) {
+		if (seg->type == &pdm_linear_target) {
 			REQUIRE(seg->nr_legs == 1);
 			REQUIRE(seg->chunk_sectors == 0);
 		} else {
-			REQUIRE(seg->target == PDM_TARGET_STRIPED);
+			REQUIRE(seg->type == &pdm_striped_target);
 			REQUIRE(seg->nr_legs >= 1 &&
 				seg->nr_legs <= PDM_MAX_STRIPES);
 			REQUIRE(is_power_of_2(seg->chunk_sectors));

@@ -38,6 +38,10 @@ int main(void)
 
 	CHECK_EQ("first sample seeds", 1234, pdm_hybrid_next(0, 1234));
 	CHECK_EQ("equal sample keeps", 1234, pdm_hybrid_next(1234, 1234));
+	est = 0;
+	pdm_hybrid_learn(&est, 6400);
+	pdm_hybrid_learn(&est, 9000);
+	CHECK_EQ("learn updates in place", pdm_hybrid_next(6400, 9000), est);
 	CHECK_EQ("wait is 7/8", 87500, pdm_hybrid_wait(svc));
 
 	/* A constant latency, from far above and far below. */

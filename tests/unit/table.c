@@ -38,6 +38,8 @@ static void *test_krealloc(const void *p, size_t size)
 #define krealloc(p, size, flags)	test_krealloc(p, size)
 
 #include "pdm-table.c"
+#include "pdm-linear.c"
+#include "pdm-striped.c"
 #include "unit.h"
 
 #include <dirent.h>
@@ -84,7 +86,7 @@ static void check_invariants(const char *name, const struct pdm_table_spec *s)
 		CHECK_EQ(name, next, seg->start);
 		CHECK_EQ(name, 1, seg->len > 0);
 		CHECK_EQ(name, 1, seg->legs != NULL);
-		if (seg->target == PDM_TARGET_LINEAR) {
+		if (seg->type == &pdm_linear_target) {
 			CHECK_EQ(name, 1, seg->nr_legs);
 			CHECK_EQ(name, 0, seg->chunk_sectors);
 		} else {
@@ -121,9 +123,21 @@ static void check_good(const char *name, const char *text, size_t len,
 	check_invariants(name, &p->spec);
 }
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 /* A literal as the two arguments text, len: it may hold NUL bytes. */
 #define TXT(s)	s, sizeof(s) - 1
+
+/* @seg's target puts sector @off on @leg at @leg_sector, @left in reach. */
+static void check_locate(const char *name, const struct pdm_seg_spec *seg,
+			 u64 off, u32 leg, u64 leg_sector, u64 left)
+{
+	u64 got_sector, got_left;
+	u32 got_leg;
+
+	seg->type->locate(seg, off, &got_leg, &got_sector, &got_left);
+	CHECK_EQ(name, leg, got_leg);
+	CHECK_EQ(name, leg_sector, got_sector);
+	CHECK_EQ(name, left, got_left);
+}
 
 static void test_linear(void)
 {
@@ -134,13 +148,16 @@ static void test_linear(void)
 	CHECK_EQ("linear segs", 1, p.spec.nr_segs);
 	CHECK_EQ("linear sectors", 2048, p.spec.sectors);
 	seg = &p.spec.segs[0];
-	CHECK_EQ("linear target", PDM_TARGET_LINEAR, seg->target);
+	CHECK_EQ("linear target", 1, seg->type == &pdm_linear_target);
 	CHECK_EQ("linear line", 1, seg->line);
 	CHECK_EQ("linear legs", 1, seg->nr_legs);
 	CHECK_EQ("linear chunk", 0, seg->chunk_sectors);
 	CHECK_STR("linear dev", "/dev/nullb0", seg->legs[0].dev);
 	CHECK_EQ("linear offset", 0, seg->legs[0].offset);
 	CHECK_EQ("linear find", 0, pdm_table_find(&p.spec, 2047));
+	check_locate("linear", seg, 5, 0, 5, 2043);
+	CHECK_EQ("linear leg_len", 2048, seg->type->leg_len(seg));
+	CHECK_EQ("linear format", 1, seg->type->format == NULL);
 	done(&p);
 }
 
@@ -148,18 +165,29 @@ static void test_striped(void)
 {
 	struct parsed p;
 	struct pdm_seg_spec *seg;
+	char buf[16];
 
 	check_good("striped",
 		   TXT("0 4096 striped 2 128 /dev/nullb0 0 /dev/nullb1 2048"),
 		   &p);
 	CHECK_EQ("striped sectors", 4096, p.spec.sectors);
 	seg = &p.spec.segs[0];
-	CHECK_EQ("striped target", PDM_TARGET_STRIPED, seg->target);
+	CHECK_EQ("striped target", 1, seg->type == &pdm_striped_target);
 	CHECK_EQ("striped legs", 2, seg->nr_legs);
 	CHECK_EQ("striped chunk", 128, seg->chunk_sectors);
 	CHECK_STR("striped dev 0", "/dev/nullb0", seg->legs[0].dev);
 	CHECK_STR("striped dev 1", "/dev/nullb1", seg->legs[1].dev);
 	CHECK_EQ("striped offset 1", 2048, seg->legs[1].offset);
+	check_locate("striped, chunk 0", seg, 0, 0, 0, 128);
+	check_locate("striped, in chunk 1", seg, 130, 1, 2, 126);
+	check_locate("striped, row 1", seg, 256 + 7, 0, 128 + 7, 121);
+	check_locate("striped, last sector", seg, 4095, 1, 2047, 1);
+	CHECK_EQ("striped leg_len", 2048, seg->type->leg_len(seg));
+	CHECK_EQ("striped discard limit", 128, seg->type->discard_limit(seg));
+	seg->type->format(seg, buf, sizeof(buf));
+	CHECK_STR("striped format", " 2 128", buf);
+	CHECK_EQ("striped format length", 6,
+		 seg->type->format(seg, NULL, 0));
 	done(&p);
 }
 

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pdm's direct mode: a top bio that fits one lower range is sent down
+ * itself, pointed at the lower device, instead of as a clone (see
+ * pdm_remap()).  Its pdm_remap, which holds what the bio is given back
+ * with, comes from a short per-CPU free list before the device's pool.
+ */
+#include <linux/blkdev.h>
+#include <linux/mempool.h>
+#include <linux/percpu.h>
+
+#include "pdm.h"
+
+struct kmem_cache *pdm_remap_cache;
+
+static struct pdm_remap *pdm_remap_alloc(struct pdm_dev *pd, gfp_t gfp)
+{
+	struct pdm_remap_list *l;
+	struct pdm_remap *rm;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	l = this_cpu_ptr(pd->remap_free);
+	rm = l->head;
+	if (rm) {
+		l->head = rm->next;
+		l->nr--;
+	}
+	local_irq_restore(flags);
+	return rm ?: mempool_alloc(&pd->remap_pool, gfp);
+}
+
+static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
+{
+	struct pdm_remap_list *l;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	l = this_cpu_ptr(pd->remap_free);
+	if (l->nr < PDM_REMAP_FREE_MAX) {
+		rm->next = l->head;
+		l->head = rm;
+		l->nr++;
+		rm = NULL;
+	}
+	local_irq_restore(flags);
+	if (rm)
+		mempool_free(rm, &pd->remap_pool);
+}
+
+/* Give every CPU's free pdm_remaps back; nothing may be in flight. */
+void pdm_remap_free_drain(struct pdm_dev *pd)
+{
+	struct pdm_remap *rm;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct pdm_remap_list *l = per_cpu_ptr(pd->remap_free, cpu);
+
+		while ((rm = l->head)) {
+			l->head = rm->next;
+			mempool_free(rm, &pd->remap_pool);
+		}
+		l->nr = 0;
+	}
+}
+
+static void pdm_remap_endio(struct bio *bio)
+{
+	struct pdm_remap *rm = bio->bi_private;
+	struct pdm_dev *pd = rm->pd;
+
+	/* As for a clone: still REQ_POLLED means a poll completed it. */
+	if (bio->bi_opf & REQ_POLLED)
+		this_cpu_inc(pd->stats->completions_found);
+	bio->bi_bdev = rm->bdev;
+	bio->bi_end_io = rm->end_io;
+	bio->bi_private = rm->private;
+	/* The lower queue's rq_qos saw its end; pdm's queue has none. */
+	bio_clear_flag(bio, BIO_QOS_THROTTLED);
+	bio_clear_flag(bio, BIO_QOS_MERGED);
+	pdm_remap_free(pd, rm);
+	pdm_end_top(pd, bio);
+}
+
+/**
+ * pdm_remap() - send a top bio that fits one lower range down as it is
+ * @pd:   the device; the caller's reference on pd->active goes with the bio
+ * @top:  the bio, which pdm_fit() took whole
+ * @bdev: the lower device
+ * @lsec: the lower sector
+ *
+ * No clone: the bio itself is pointed at the lower device, with pdm's
+ * end_io in front of its submitter's so that pd->active still counts it
+ * (suspend waits for it) and the submitter gets its bio back as it was
+ * but for the completion.  A polled bio then carries the lower queue's
+ * cookie, and io_uring polls that queue itself: one submit_bio pass and
+ * one poll call fewer per I/O, and no bio allocation.
+ *
+ * Return: false if no memory, with @top untouched.
+ */
+bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
+	       sector_t lsec)
+{
+	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	struct pdm_remap *rm = pdm_remap_alloc(pd, gfp);
+
+	if (!rm)
+		return false;
+	rm->pd = pd;
+	rm->bdev = top->bi_bdev;
+	rm->end_io = top->bi_end_io;
+	rm->private = top->bi_private;
+	top->bi_end_io = pdm_remap_endio;
+	top->bi_private = rm;
+	bio_set_dev(top, bdev);
+	top->bi_iter.bi_sector = lsec;
+	if (!bdev_nowait(bdev))
+		top->bi_opf &= ~REQ_NOWAIT;
+	this_cpu_inc(pd->stats->remapped);
+	submit_bio_noacct(top);
+	return true;
+}
+
+/*
+ * Remap in place rather than clone?  Only in direct mode, and not a
+ * polled bio while hybrid polling is on: the wait lives in pdm's
+ * poll_bio, which a remapped bio's poller never calls.
+ */
+bool pdm_want_remap(struct pdm_dev *pd, struct bio *top)
+{
+	if (READ_ONCE(pd->poll_mode) != PDM_POLL_DIRECT)
+		return false;
+	return !(top->bi_opf & REQ_POLLED) || !READ_ONCE(pd->hybrid);
+}
