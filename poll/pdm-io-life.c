@@ -144,7 +144,7 @@ struct pdm_io *pdm_io_walk(struct bio *bio)
 
 	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
 		return NULL;
-	smp_rmb();	/* pairs with the publish in pdm_send_top() */
+	smp_rmb();	/* pairs with pdm_io_publish() */
 	io = READ_ONCE(bio->bi_private);
 	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio)

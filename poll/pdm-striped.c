@@ -26,7 +26,8 @@ static int pdm_striped_parse(struct pdm_parser *p, struct pdm_seg_spec *seg)
 		return pdm_parse_fail(p, -EINVAL, "striped over 0 devices");
 	if (nr64 > PDM_MAX_STRIPES)
 		return pdm_parse_fail(p, -E2BIG, "%llu stripes, over %u",
-				      (unsigned long long)nr64, PDM_MAX_STRIPES);
+				      (unsigned long long)nr64,
+				      PDM_MAX_STRIPES);
 	if (!is_power_of_2(chunk64))
 		return pdm_parse_fail(p, -EINVAL,
 				      "chunk_sectors %llu is not a power of two",
@@ -34,7 +35,8 @@ static int pdm_striped_parse(struct pdm_parser *p, struct pdm_seg_spec *seg)
 	if (chunk64 < PDM_MIN_CHUNK)
 		return pdm_parse_fail(p, -EINVAL,
 				      "chunk_sectors %llu is under %u (4 KiB)",
-				      (unsigned long long)chunk64, PDM_MIN_CHUNK);
+				      (unsigned long long)chunk64,
+				      PDM_MIN_CHUNK);
 	/*
 	 * pdm-stripe.h maps whole rows of nr chunks only.  nr * chunk may
 	 * not fit a u32 divisor, so divide by each in turn.

@@ -99,7 +99,8 @@ int pdm_parse_number(struct pdm_parser *p, const char *what, u64 max,
 
 		/* v * 10 + d <= max, without overflowing on the way. */
 		if (v > (max - d) / 10)
-			return pdm_parse_fail(p, -ERANGE, "%s '%.*s' is over %llu",
+			return pdm_parse_fail(p, -ERANGE,
+					      "%s '%.*s' is over %llu",
 					      what, pdm_shown(len), tok,
 					      (unsigned long long)max);
 		v = v * 10 + d;
@@ -214,7 +215,8 @@ static int pdm_segment(struct pdm_parser *p, struct pdm_table_spec *spec)
 	if (!len)
 		return pdm_parse_fail(p, -EINVAL, "zero length");
 	if (check_add_overflow(start, len, &end))
-		return pdm_parse_fail(p, -ERANGE, "start %llu + length %llu overflows",
+		return pdm_parse_fail(p, -ERANGE,
+				      "start %llu + length %llu overflows",
 				      (unsigned long long)start,
 				      (unsigned long long)len);
 	if (start != spec->sectors)

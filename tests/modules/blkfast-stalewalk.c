@@ -154,7 +154,8 @@ static int stale_round(void)
 		stale_submit(0);
 		WRITE_ONCE(sw.release, true);
 		ret = stale_wait(false);
-		if (!ret && sw.end_ns - sw.start_ns < (u64)min_us * NSEC_PER_USEC)
+		if (!ret &&
+		    sw.end_ns - sw.start_ns < (u64)min_us * NSEC_PER_USEC)
 			sw.early++;
 	}
 	WRITE_ONCE(sw.release, true);
@@ -200,7 +201,8 @@ static int stale_result_get(char *buf, const struct kernel_param *kp)
 	int n;
 
 	mutex_lock(&stale_mutex);
-	n = sysfs_emit(buf, "rounds %lu held %lu recycled %lu early %lu errors %lu\n",
+	n = sysfs_emit(buf,
+		       "rounds %lu held %lu recycled %lu early %lu errors %lu\n",
 		       sw.rounds, sw.held_rounds, sw.recycled, sw.early,
 		       sw.errors);
 	mutex_unlock(&stale_mutex);
