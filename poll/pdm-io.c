@@ -205,26 +205,36 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 	return true;
 }
 
-/* Locate @sector: the lower device and sector, and sectors left in reach. */
-static void pdm_locate(const struct pdm_map *map, sector_t sector,
-		       struct block_device **bdev, sector_t *lsec,
-		       unsigned int *reach)
+/*
+ * Locate @sector: the lower device and sector, and sectors left in reach.
+ * Returns 0, or the status I/O to those sectors ends with (@bdev and @lsec
+ * unset): the target's, e.g. the error target's.
+ */
+static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
+			       struct block_device **bdev, sector_t *lsec,
+			       unsigned int *reach)
 {
 	const struct pdm_seg_spec *seg =
 		&map->spec.segs[pdm_table_find(&map->spec, sector)];
 	u64 leg_sector, left;
 	u32 leg;
+	int ret;
 
-	seg->type->locate(seg, sector - seg->start, &leg, &leg_sector, &left);
+	ret = seg->type->locate(seg, sector - seg->start, &leg, &leg_sector,
+				&left);
+	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
+	if (unlikely(ret))
+		return errno_to_blk_status(ret);
 	*bdev = seg->legs[leg].bdev;
 	*lsec = seg->legs[leg].offset + leg_sector;
-	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
+	return BLK_STS_OK;
 }
 
 /*
  * The flushes of a PREFLUSH top bio: an empty flush to every lower device,
  * unless there is one device and data, whose clones then carry the
- * PREFLUSH (see pdm_issue()).  Returns false if out of memory.
+ * PREFLUSH (see pdm_issue()), or no device at all (a table of targets
+ * without devices).  Returns false if out of memory.
  */
 static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 			     struct bio *top, struct pdm_io **iop,
@@ -241,7 +251,7 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 	 */
 	if (data)
 		bio_clear_polled(top);
-	if (data && map->nr_bdevs == 1)
+	if (data && map->nr_bdevs <= 1)
 		return true;
 	for (i = 0; i < map->nr_bdevs; i++)
 		if (!pdm_issue(pd, iop, top, map->bdevs[i], 0, 0, 0, true,
@@ -258,38 +268,49 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 
 /*
  * The data of @top: a clone per lower range, or in direct mode @top
- * itself if it fits one range (then *@remapped, and @top is gone).
- * Returns false if out of memory.
+ * itself if it fits one range (then *@remapped, and @top is gone).  A
+ * range whose target fails I/O gets no clone: the top bio ends with the
+ * target's status, after the clones of its other ranges.  Returns
+ * BLK_STS_RESOURCE if out of memory.
  */
-static bool pdm_send_data(struct pdm_dev *pd, const struct pdm_map *map,
-			  struct bio *top, struct pdm_io **iop,
-			  struct bio_list *held, bool *remapped)
+static blk_status_t pdm_send_data(struct pdm_dev *pd,
+				  const struct pdm_map *map, struct bio *top,
+				  struct pdm_io **iop, struct bio_list *held,
+				  bool *remapped)
 {
 	unsigned int done = 0, left = bio_sectors(top);
 	sector_t sector = top->bi_iter.bi_sector;
 	/* A flush goes to every device: never one range. */
 	bool remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
+	blk_status_t status = BLK_STS_OK, st;
 
 	while (left) {
 		struct block_device *bdev;
 		unsigned int reach;
 		sector_t lsec;
 
-		pdm_locate(map, sector, &bdev, &lsec, &reach);
-		reach = pdm_fit(top, done, min(reach, left), lsec, bdev);
-		if (remap && reach == left && pdm_remap(pd, top, bdev, lsec)) {
-			*remapped = true;
-			return true;
+		st = pdm_locate(map, sector, &bdev, &lsec, &reach);
+		if (unlikely(st)) {
+			reach = min(reach, left);
+			status = st;
+		} else {
+			reach = pdm_fit(top, done, min(reach, left), lsec,
+					bdev);
+			if (remap && reach == left &&
+			    pdm_remap(pd, top, bdev, lsec)) {
+				*remapped = true;
+				return BLK_STS_OK;
+			}
+			if (!pdm_issue(pd, iop, top, bdev, done, reach, lsec,
+				       false, held))
+				return BLK_STS_RESOURCE;
 		}
 		remap = false;
-		if (!pdm_issue(pd, iop, top, bdev, done, reach, lsec, false,
-			       held))
-			return false;
 		sector += reach;
 		done += reach;
 		left -= reach;
 	}
-	return true;
+	return status;
 }
 
 /*
@@ -353,9 +374,8 @@ static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
 	else if ((top->bi_opf & REQ_PREFLUSH) &&
 		 !pdm_send_flushes(pd, map, top, &io, &held))
 		status = BLK_STS_RESOURCE;
-	else if (!(io && io->then_data) &&
-		 !pdm_send_data(pd, map, top, &io, &held, &remapped))
-		status = BLK_STS_RESOURCE;
+	else if (!(io && io->then_data))
+		status = pdm_send_data(pd, map, top, &io, &held, &remapped);
 	if (!remapped)
 		pdm_send_finish(pd, top, io, &held, status);
 }

@@ -18,12 +18,13 @@ static u64 pdm_linear_leg_len(const struct pdm_seg_spec *seg)
 	return seg->len;
 }
 
-static void pdm_linear_locate(const struct pdm_seg_spec *seg, u64 off,
-			      u32 *leg, u64 *leg_sector, u64 *left)
+static int pdm_linear_locate(const struct pdm_seg_spec *seg, u64 off,
+			     u32 *leg, u64 *leg_sector, u64 *left)
 {
 	*leg = 0;
 	*leg_sector = off;
 	*left = seg->len - off;
+	return 0;
 }
 
 const struct pdm_target_type pdm_linear_target = {

@@ -370,8 +370,8 @@ size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
  * @buf:  where to
  * @size: room in @buf
  *
- * A segment line is "<start> <len> <target>" and a letter per leg: P if
- * its queue polls, I if it completes by interrupt only.  The last line is
+ * A segment line is "<start> <len> <target>" and a letter per leg, if it
+ * has legs: P if its queue polls, I if it completes by interrupt only.  The last line is
  * "poll on" or "poll off: <why>".  Return: as pdm_map_format_table().
  */
 size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
@@ -384,7 +384,8 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 		const struct pdm_seg_spec *seg = &map->spec.segs[s];
 
 		at = pdm_append_seg(buf, size, at, seg);
-		at = pdm_appendf(buf, size, at, " ");
+		if (seg->nr_legs)
+			at = pdm_appendf(buf, size, at, " ");
 		for (l = 0; l < seg->nr_legs; l++) {
 			struct request_queue *q =
 				bdev_get_queue(seg->legs[l].bdev);

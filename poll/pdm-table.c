@@ -197,7 +197,7 @@ static int pdm_segment(struct pdm_parser *p, struct pdm_table_spec *spec)
 {
 	struct pdm_seg_spec *seg;
 	const struct pdm_target_type *type;
-	u64 start, len, end, leg_len;
+	u64 start, len, end, leg_len = 0;
 	u32 i;
 	char *tok;
 	size_t toklen;
@@ -244,10 +244,13 @@ static int pdm_segment(struct pdm_parser *p, struct pdm_table_spec *spec)
 	ret = type->parse(p, seg);
 	if (ret)
 		return ret;
-	seg->legs = kcalloc(seg->nr_legs, sizeof(*seg->legs), GFP_KERNEL);
-	if (!seg->legs)
-		return pdm_parse_fail(p, -ENOMEM, "out of memory");
-	leg_len = type->leg_len(seg);
+	if (seg->nr_legs) {
+		seg->legs = kcalloc(seg->nr_legs, sizeof(*seg->legs),
+				    GFP_KERNEL);
+		if (!seg->legs)
+			return pdm_parse_fail(p, -ENOMEM, "out of memory");
+		leg_len = type->leg_len(seg);
+	}
 	for (i = 0; i < seg->nr_legs; i++) {
 		ret = pdm_leg(p, seg, i, leg_len);
 		if (ret)

@@ -54,7 +54,7 @@ struct pdm_seg_spec {
 	u64 len;		/* sectors, > 0 */
 	const struct pdm_target_type *type;	/* pdm-target.h */
 	u32 line;		/* 1-based line of the text, for messages */
-	u32 nr_legs;		/* >= 1; 1 for linear */
+	u32 nr_legs;		/* 0 for a target with no devices */
 	u32 chunk_sectors;	/* striped only: a power of two; else 0 */
 	struct pdm_leg_spec *legs;
 };

@@ -19,13 +19,16 @@ struct pdm_seg_spec;
  * @name:    the word in the table ("linear")
  * @parse:   read the arguments between the name and the legs, with
  *           pdm_parse_number() and pdm_parse_fail(); set @seg's nr_legs
- *           (at least 1) and the target's own fields.  @seg's start, len
- *           and line are set.  Return: 0 or pdm_parse_fail()'s errno.
- * @leg_len: sectors of each leg's device that @seg uses
+ *           (0 for a target with no devices) and the target's own
+ *           fields.  @seg's start, len and line are set.  Return: 0 or
+ *           pdm_parse_fail()'s errno.
+ * @leg_len: sectors of each leg's device that @seg uses (not called for a
+ *           segment with no legs)
  * @locate:  where sector @off of @seg is: its leg, the sector within that
  *           leg's area (add the leg's offset), and how many sectors from
- *           there stay on that leg contiguously (at most to the
- *           segment's end)
+ *           there on stay on that leg contiguously (at most to the
+ *           segment's end).  Return: 0, or the negative errno with which
+ *           I/O to those sectors fails (@leg and @leg_sector unset).
  * @format:  optional: the arguments @parse read, as the table shows them,
  *           with a leading space (" 2 128"); snprintf()'s contract
  * @discard_limit: optional: the most sectors one discard may span (a
@@ -36,8 +39,8 @@ struct pdm_target_type {
 	const char *name;
 	int (*parse)(struct pdm_parser *p, struct pdm_seg_spec *seg);
 	u64 (*leg_len)(const struct pdm_seg_spec *seg);
-	void (*locate)(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
-		       u64 *leg_sector, u64 *left);
+	int (*locate)(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
+		      u64 *leg_sector, u64 *left);
 	int (*format)(const struct pdm_seg_spec *seg, char *buf, size_t size);
 	u32 (*discard_limit)(const struct pdm_seg_spec *seg);
 };

@@ -30,12 +30,12 @@ static void check(const struct pdm_table_spec *spec, const char *buf,
 	REQUIRE(spec->segs);
 	for (i = 0; i < spec->nr_segs; i++) {
 		const struct pdm_seg_spec *seg = &spec->segs[i];
-		u64 leg_len = seg->len / seg->nr_legs;
+		u64 leg_len = seg->nr_legs ? seg->type->leg_len(seg) : 0;
 
 		REQUIRE(seg->start == next);
 		REQUIRE(seg->len > 0);
 		REQUIRE(!__builtin_add_overflow(seg->start, seg->len, &next));
-		REQUIRE(seg->legs);
+		REQUIRE(!seg->nr_legs == !seg->legs);
 		REQUIRE(seg->line >= 1);
 		REQUIRE(i == 0 || seg->line > spec->segs[i - 1].line);
 		if (seg->type == &pdm_linear_target) {

@@ -85,7 +85,7 @@ static void check_invariants(const char *name, const struct pdm_table_spec *s)
 
 		CHECK_EQ(name, next, seg->start);
 		CHECK_EQ(name, 1, seg->len > 0);
-		CHECK_EQ(name, 1, seg->legs != NULL);
+		CHECK_EQ(name, !seg->nr_legs, seg->legs == NULL);
 		if (seg->type == &pdm_linear_target) {
 			CHECK_EQ(name, 1, seg->nr_legs);
 			CHECK_EQ(name, 0, seg->chunk_sectors);
@@ -133,7 +133,8 @@ static void check_locate(const char *name, const struct pdm_seg_spec *seg,
 	u64 got_sector, got_left;
 	u32 got_leg;
 
-	seg->type->locate(seg, off, &got_leg, &got_sector, &got_left);
+	CHECK_EQ(name, 0, seg->type->locate(seg, off, &got_leg, &got_sector,
+					    &got_left));
 	CHECK_EQ(name, leg, got_leg);
 	CHECK_EQ(name, leg_sector, got_sector);
 	CHECK_EQ(name, left, got_left);
