@@ -179,6 +179,7 @@ static struct pdm_seg_spec *pdm_new_seg(struct pdm_parser *p,
 static const struct pdm_target_type *const pdm_targets[] = {
 	&pdm_linear_target,
 	&pdm_striped_target,
+	&pdm_error_target,
 };
 
 static const struct pdm_target_type *

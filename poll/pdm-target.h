@@ -47,6 +47,7 @@ struct pdm_target_type {
 
 extern const struct pdm_target_type pdm_linear_target;
 extern const struct pdm_target_type pdm_striped_target;
+extern const struct pdm_target_type pdm_error_target;
 
 /* For targets' @parse (pdm-table.c): the next number, and an error. */
 int pdm_parse_number(struct pdm_parser *p, const char *what, u64 max,

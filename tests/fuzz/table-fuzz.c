@@ -10,6 +10,7 @@
 #include "pdm-table.c"
 #include "pdm-linear.c"
 #include "pdm-striped.c"
+#include "pdm-error.c"
 
 #include <stddef.h>
 
@@ -40,6 +41,9 @@ static void check(const struct pdm_table_spec *spec, const char *buf,
 		REQUIRE(i == 0 || seg->line > spec->segs[i - 1].line);
 		if (seg->type == &pdm_linear_target) {
 			REQUIRE(seg->nr_legs == 1);
+			REQUIRE(seg->chunk_sectors == 0);
+		} else if (seg->type == &pdm_error_target) {
+			REQUIRE(seg->nr_legs == 0);
 			REQUIRE(seg->chunk_sectors == 0);
 		} else {
 			REQUIRE(seg->type == &pdm_striped_target);

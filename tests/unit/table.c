@@ -40,6 +40,7 @@ static void *test_krealloc(const void *p, size_t size)
 #include "pdm-table.c"
 #include "pdm-linear.c"
 #include "pdm-striped.c"
+#include "pdm-error.c"
 #include "unit.h"
 
 #include <dirent.h>
@@ -88,6 +89,9 @@ static void check_invariants(const char *name, const struct pdm_table_spec *s)
 		CHECK_EQ(name, !seg->nr_legs, seg->legs == NULL);
 		if (seg->type == &pdm_linear_target) {
 			CHECK_EQ(name, 1, seg->nr_legs);
+			CHECK_EQ(name, 0, seg->chunk_sectors);
+		} else if (seg->type == &pdm_error_target) {
+			CHECK_EQ(name, 0, seg->nr_legs);
 			CHECK_EQ(name, 0, seg->chunk_sectors);
 		} else {
 			CHECK_EQ(name, 1, seg->nr_legs >= 1 &&
@@ -189,6 +193,31 @@ static void test_striped(void)
 	CHECK_STR("striped format", " 2 128", buf);
 	CHECK_EQ("striped format length", 6,
 		 seg->type->format(seg, NULL, 0));
+	done(&p);
+}
+
+/* No devices; every sector fails with EIO, to the segment's end. */
+static void test_error(void)
+{
+	struct parsed p;
+	struct pdm_seg_spec *seg;
+	u64 sector = 1, left = 0;
+	u32 leg = 7;
+
+	check_good("error", TXT("0 2048 linear /dev/nullb0 0\n2048 100 error\n"),
+		   &p);
+	CHECK_EQ("error segs", 2, p.spec.nr_segs);
+	CHECK_EQ("error sectors", 2148, p.spec.sectors);
+	seg = &p.spec.segs[1];
+	CHECK_EQ("error target", 1, seg->type == &pdm_error_target);
+	CHECK_EQ("error legs", 0, seg->nr_legs);
+	CHECK_EQ("error find", 1, pdm_table_find(&p.spec, 2147));
+	CHECK_EQ("error locate", -EIO,
+		 seg->type->locate(seg, 30, &leg, &sector, &left));
+	CHECK_EQ("error left", 70, left);
+	CHECK_EQ("error leg untouched", 7, leg);
+	CHECK_EQ("error format", 1, seg->type->format == NULL);
+	CHECK_EQ("error discard limit", 1, seg->type->discard_limit == NULL);
 	done(&p);
 }
 
@@ -526,6 +555,7 @@ int main(void)
 {
 	test_linear();
 	test_striped();
+	test_error();
 	test_mixed();
 	test_limits();
 	test_errlen();

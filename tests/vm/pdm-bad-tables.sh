@@ -94,7 +94,7 @@ expect_eq "ls" "No devices found" "$(pdmsetup ls)"
 
 dir=$(dirname "$0")/pdm-tables/bad
 [ -f "$dir/EXPECTED" ] || fail "no corpus at $dir"
-expect_eq "corpus cases" 54 "$(wc -l <"$dir/EXPECTED")"
+expect_eq "corpus cases" 55 "$(wc -l <"$dir/EXPECTED")"
 expect_eq "31-too-many-segments bytes" 31495 \
 	"$(stat -c %s "$dir/31-too-many-segments.table")"
 expect_eq "42-long-line bytes" 4123 \
@@ -129,7 +129,7 @@ while read -r name err line msg; do
 	expect_no_pdm_disk "$name"
 	cases=$((cases + 1))
 done <"$dir/EXPECTED"
-expect_eq "corpus cases refused with errno and line" 54 $cases
+expect_eq "corpus cases refused with errno and line" 55 $cases
 expect_eq "ls after the corpus" "No devices found" "$(pdmsetup ls)"
 expect_eq "nullb0 holders" "" "$(ls /sys/block/nullb0/holders)"
 
@@ -181,7 +181,7 @@ leak_check() {
 	expect_le "SUnreclaim growth over $1 (kB)" $BOUND_KB "$GROWTH"
 }
 
-leak_check "$((ROUNDS * 54)) failed creates" leak_rounds
+leak_check "$((ROUNDS * 55)) failed creates" leak_rounds
 expect_no_pdm_disk "after the rounds"
 expect_eq "ls after the rounds" "No devices found" "$(pdmsetup ls)"
 
