@@ -73,7 +73,7 @@ check: vm-build
 	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm rt debug
 
 demo: vm-build
-	scripts/vm.sh -c 2 scripts/demo-guest.sh
+	scripts/vm.sh -c 2 tests/vm/bench/demo.sh
 
 # checkpatch --strict, sparse, clang-format's spacing and shellcheck over
 # our sources: see scripts/lint.sh.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host side of `make bench-sched`: one VM boot per vCPU count, each running
-# scripts/bench-sched-guest.sh (none, mq-deadline, kyber, split-deadline at
+# tests/vm/bench/sched.sh (none, mq-deadline, kyber, split-deadline at
 # 1, N and 2N fio jobs, interleaved and repeated).  QEMU's vCPU threads are
 # pinned (scripts/pin-vcpus.sh: vCPU n on host CPU n mod host CPUs).  A boot
 # with no more vCPUs than host CPUs is the "pinned" point (real
@@ -53,7 +53,7 @@ for c in $cpus_list; do
 	when=$(date -u '+%Y-%m-%d %H:%M UTC')
 	set +e
 	out=$("$here/vm.sh" -c "$c" -p -m "$mem" -t "$tmo" -l "$log" \
-		"$here/bench-sched-guest.sh" "${args[@]}" 2>"$outdir/sched-${c}cpu.err")
+		"$top/tests/vm/bench/sched.sh" "${args[@]}" 2>"$outdir/sched-${c}cpu.err")
 	rc=$?
 	set -e
 	t1=$(date +%s)

@@ -18,6 +18,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
+# The guest-side halves of the benchmarks.
+guest=$top/tests/vm/bench
 # shellcheck source=scripts/config.sh
 . "$here/config.sh"
 quick=0 host=0 report_only=0
@@ -54,17 +56,12 @@ args_for() {
 cmds=()
 failed=()
 run_guest() {
-	local name=$1 opts=$2 script=$3 stage rc
+	local name=$1 opts=$2 script=$3 rc
 	shift 3
 	if [ $host = 1 ]; then
-		# The guest scripts find tests/lib.sh beside themselves.
-		stage=$out/host-stage
-		rm -rf "$stage" && mkdir -p "$stage"
-		cp "$script" "$stage/run.sh"
-		ln -s "$top/tests/vm" "$stage/tests"
-		cmds+=("PATH=$top/tools:\$PATH bash $stage/run.sh $*")
+		cmds+=("PATH=$top/tools:\$PATH bash $script $*")
 		set +e
-		PATH=$top/tools:$PATH bash "$stage/run.sh" "$@" >"$out/$name.log" 2>&1
+		PATH=$top/tools:$PATH bash "$script" "$@" >"$out/$name.log" 2>&1
 		rc=$?
 		set -e
 	else
@@ -127,7 +124,7 @@ if [ $report_only = 0 ]; then
 	# 1. Schedulers: its own driver, one boot per vCPU count.
 	if [ $host = 1 ]; then
 		mapfile -t extra < <(args_for sched)
-		run_guest sched "" "$here/bench-sched-guest.sh" reps="$reps" \
+		run_guest sched "" "$guest/sched.sh" reps="$reps" \
 			secs="$secs" "${extra[@]}"
 	else
 		cmds+=("BENCH_CPUS=\"$sched_cpus\" BENCH_REPEATS=$reps BENCH_SECS=$secs scripts/bench-sched.sh")
@@ -139,21 +136,21 @@ if [ $report_only = 0 ]; then
 	fi
 	# 2. Stacked polling: raw, dm-linear, pdm.
 	mapfile -t extra < <(args_for pdm)
-	run_guest pdm "-c $pdm_cpus -p -t 1200" "$here/bench-pdm-guest.sh" reps="$reps" \
+	run_guest pdm "-c $pdm_cpus -p -t 1200" "$guest/pdm.sh" reps="$reps" \
 		secs="$secs" "${extra[@]}"
 	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the NVMe disk.
 	mapfile -t extra < <(args_for poll)
-	run_guest poll "-c $poll_cpus -p -d 256M -t 1800" "$here/bench-poll-guest.sh" \
+	run_guest poll "-c $poll_cpus -p -d 256M -t 1800" "$guest/poll.sh" \
 		reps="$reps" secs="$secs" "${extra[@]}"
 	# 4. Hybrid polling: classic, gate, sleep and IRQ, one job and one
 	# per vCPU.
 	mapfile -t extra < <(args_for hybrid)
 	run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
-		"$here/bench-hybrid-guest.sh" reps="$reps" secs="$secs" \
+		"$guest/hybrid.sh" reps="$reps" secs="$secs" \
 		"${extra[@]}"
 	# 5. Scheduler tail latency: several submitting CPUs, QD1-QD4.
 	mapfile -t extra < <(args_for lat)
-	run_guest lat "-c $lat_cpus -p -t 1200" "$here/bench-lat-guest.sh" \
+	run_guest lat "-c $lat_cpus -p -t 1200" "$guest/lat.sh" \
 		reps="$reps" secs="$secs" "${extra[@]}"
 fi
 t1=$(date +%s)

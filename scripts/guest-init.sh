@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# /init of the test guest.  Mounts the pseudo file systems, runs
-# /blkfast/run.sh (the test, put there by scripts/vm.sh), prints the kernel
-# log and an exit marker for the host, and powers off.
+# /init of the test guest.  Mounts the pseudo file systems, runs the
+# script named in /blkfast/script (a path under /blkfast, which holds
+# tests/vm/ and tests/pdm-tables/ as the checkout does: scripts/vm.sh),
+# prints the kernel log and an exit marker for the host, and powers off.
 export PATH=/sbin:/bin:/usr/sbin:/usr/bin:/blkfast/bin
 export HOME=/root DM_DISABLE_UDEV=1
 
@@ -28,7 +29,8 @@ kml=/sys/kernel/debug/kmemleak
 
 cd /blkfast || exit 1
 read -ra args <./args
-bash ./run.sh "${args[@]}" </dev/null
+read -r script <./script
+bash "$script" "${args[@]}" </dev/null
 rc=$?
 
 # The debug kernel's kmemleak reports an object that no reference points

@@ -55,8 +55,8 @@ user_sources() {
 shell_scripts() {
 	local f
 
-	for f in scripts/*.sh tests/run tests/host/*.sh tests/host/guest/*.sh \
-		 tests/vm/*.sh .ci/run; do
+	for f in scripts/*.sh tests/run tests/host/*.sh tests/host/lib/*.sh \
+		 tests/debug/*.sh tests/vm/*.sh tests/vm/*/*.sh .ci/run; do
 		[ -f "$f" ] && echo "$f"
 	done
 }
@@ -263,8 +263,8 @@ check_clang_format() {
 	return $rc
 }
 
-# -x with the `# shellcheck source=` lines: the guest-side scripts source
-# tests/vm/lib.sh as $(dirname "$0")/tests/lib.sh, the layout of the guest.
+# -x and SCRIPTDIR: scripts source their libraries relative to themselves
+# ($(dirname "$0")/lib/lib.sh), here as in the guest.
 check_shellcheck() {
 	local files
 
@@ -273,7 +273,7 @@ check_shellcheck() {
 		return 1
 	}
 	mapfile -t files < <(shell_scripts)
-	shellcheck -x -f gcc "${files[@]}"
+	shellcheck -x --source-path=SCRIPTDIR -f gcc "${files[@]}"
 }
 
 steps=("$@")

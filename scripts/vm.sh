@@ -26,8 +26,11 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR; "debug" boots the
               debug kernel of scripts/debug-kernel.sh)
   -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
-SCRIPT runs in the guest as /blkfast/run.sh with ARGS; the tree under
-tests/vm, our .ko files and tools are in /blkfast.
+SCRIPT runs in the guest with ARGS.  /blkfast holds tests/vm/ and
+tests/pdm-tables/ as the checkout does, so a script there sources
+\$(dirname "\$0")/lib/lib.sh (or ../lib/ from tests/vm/bench/) in both; a
+SCRIPT from elsewhere runs as /blkfast/tests/vm/run.sh, beside the tests.
+Our .ko files are in /lib/modules/<release>/extra, the tools on the PATH.
 The .ko files come from sched/, poll/ and tests/modules/ under
 \$BLKFAST_KO_DIR (default: this tree), and must be built for the flavour
 booted (e.g. build/flavour-rt-amd64 from tests/host/flavours-build.sh).
@@ -86,12 +89,20 @@ trap cleanup EXIT
 ov=$work/overlay
 mkdir -p "$ov/blkfast/bin" "$ov/lib/modules/$kver/extra"
 install -m 755 "$here/guest-init.sh" "$ov/init"
-install -m 755 "$script" "$ov/blkfast/run.sh"
 printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
 	>"$ov/blkfast/args"
-cp -r "$top/tests/vm" "$ov/blkfast/tests"
-# The table corpus, one copy for the unit tests, the fuzzer and the guest.
-cp -r "$top/tests/pdm-tables" "$ov/blkfast/pdm-tables"
+# The guest-side shell and the table corpus (one copy for the unit tests,
+# the fuzzer and the guest), laid out as in the checkout.
+mkdir -p "$ov/blkfast/tests"
+cp -r "$top/tests/vm" "$top/tests/pdm-tables" "$ov/blkfast/tests/"
+abs=$(realpath "$script")
+case $abs in
+"$top"/tests/vm/*) echo "/blkfast/${abs#"$top"/}" >"$ov/blkfast/script" ;;
+*)
+	install -m 755 "$script" "$ov/blkfast/tests/vm/run.sh"
+	echo /blkfast/tests/vm/run.sh >"$ov/blkfast/script"
+	;;
+esac
 # Our modules, built against the headers of the flavour booted: a module
 # from another flavour would only fail later, in modprobe, on its vermagic
 # or symbol versions.

@@ -9,9 +9,8 @@
 # with no reference left (kmemleak).  That a boot with
 # no bug passes, the debug kernel booting clean, every other test of the
 # tier shows.
-# shellcheck source=tests/host/lib.sh
-. "$(dirname "$0")/../host/lib.sh"
-bug=tests/debug/guest/bug.sh
+. "$(dirname "$0")/../host/lib/lib.sh"
+bug=tests/vm/harness/bug.sh
 vm_expect 1 "sleeping function called from invalid context" -f debug \
 	"$bug" atomic_sleep
 vm_expect 1 "possible circular locking dependency" -f debug \

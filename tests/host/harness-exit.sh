@@ -3,8 +3,7 @@
 # baseline: the VM harness's exit-code protocol
 # The harness passes the guest script's exit code through, and fails a run
 # whose guest crashed or hung.
-# shellcheck source=tests/host/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 vm_expect 0 "guest exit 0" "$guest/exit.sh" 0
 vm_expect 3 "guest exit 3" "$guest/exit.sh" 3
 vm_expect 1 "never reported an exit code" "$guest/exit.sh" crash

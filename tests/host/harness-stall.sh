@@ -6,7 +6,6 @@
 # kernel's default 21 s RCU stall timeout, shorter than the harness's) passes,
 # and one that outlasts the booted timeout by 15 s fails the run on its RCU
 # stall report, with the script itself passing.
-# shellcheck source=tests/host/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 vm_expect 0 "guest exit 0" "$guest/stall.sh" 25
 vm_expect 1 "rcu: INFO: rcu_preempt" -t 240 "$guest/stall.sh" timeout 15

@@ -3,6 +3,5 @@
 # baseline: the VM harness's splat detection
 # The harness fails a run whose script passed but whose guest kernel logged a
 # WARN (tests/modules/blkfast-warn.ko warns on load).
-# shellcheck source=tests/host/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 vm_expect 1 "kernel splat (script exit code 0)" "$guest/warn.sh"

@@ -2,25 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # The script bodies below expand when they run, not here.
 # shellcheck disable=SC2016
-# The VM tests' shell discipline (tests/vm/lib.sh), checked on the host:
+# The VM tests' shell discipline (tests/vm/lib/lib.sh), checked on the host:
 # a script that sources it cannot reach its PASS line past a failed
 # command, an arithmetic error on an empty value (which plain bash, even
 # with errexit, only aborts the current loop for), an unset variable or a
 # failed command substitution; a command allowed to fail (|| true) and a
 # count of 0 from grep -c used as a value pass; skip exits 77, and so does
 # with_reference when the reference never shows the situation.
-# shellcheck source=tests/host/lib.sh
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mkdir "$dir/tests"
-cp tests/vm/lib.sh "$dir/tests/lib.sh"
+mkdir "$dir/lib"
+cp tests/vm/lib/lib.sh "$dir/lib/lib.sh"
 
 # expect_script NAME WANT_RC BODY: a guest-style script sourcing lib.sh.
 expect_script() {
 	local name=$1 want=$2 rc=0 out
-	printf '. "$(dirname "$0")/tests/lib.sh"\n%s\necho PASS\n' "$3" \
+	printf '. "$(dirname "$0")/lib/lib.sh"\n%s\necho PASS\n' "$3" \
 		>"$dir/$name.sh"
 	out=$(bash "$dir/$name.sh" 2>&1) || rc=$?
 	[ "$rc" = "$want" ] ||

@@ -102,7 +102,7 @@ static noinline void bugs_use_after_free(void)
  * A write into a freed object that KFENCE does not guard: SLUB's poison
  * (slub_debug=P) shows it when the object is next checked, which the
  * guest forces at once (/sys/kernel/slab/blkfast_bugs/validate, see
- * tests/debug/guest/bug.sh).  The cache is the module's own, so that no
+ * tests/vm/harness/bug.sh).  The cache is the module's own, so that no
  * one else allocates the object first; it goes at unload.
  */
 static struct kmem_cache *bugs_cache;

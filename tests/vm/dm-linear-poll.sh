@@ -5,8 +5,7 @@
 # vm: -c 1
 # dm-linear over null_blk's poll queue: dm reports polling, and fio io_uring
 # hipri=1 on the dm device completes every I/O through null_poll().
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 submit_queues=1 poll_queues=1 irqmode=0 gb=1
 sectors=$(cat /sys/block/nullb0/size)

@@ -3,8 +3,7 @@
 # debug-tier: full every other test of the tier loads and unloads the modules
 # vm: -c 1
 # Our modules load and unload cleanly, twice, and leave nothing behind.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 for round in 1 2; do
 	run modprobe split-deadline

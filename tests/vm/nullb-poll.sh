@@ -6,8 +6,7 @@
 # null_blk with a poll queue: fio io_uring hipri=1 completes every I/O by
 # polling (the sum of null_poll()'s return values equals fio's I/O count),
 # and hipri=0 on the same device completes none by polling.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 submit_queues=1 poll_queues=1 irqmode=0 gb=1
 expect_eq "io_poll" 1 "$(cat /sys/block/nullb0/queue/io_poll)"

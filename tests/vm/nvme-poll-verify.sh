@@ -6,8 +6,7 @@
 # An emulated NVMe disk with a poll queue: fio io_uring hipri=1 writes and
 # verifies with crc32c while the disk raises no I/O interrupt at all (every
 # completion was polled); hipri=0 on the same disk completes by interrupt.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 # Interrupts of the disk's I/O queues (nvme0q1...; q0 is the admin queue).
 nvme_io_irqs() {

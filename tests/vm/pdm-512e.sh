@@ -11,8 +11,7 @@
 # split on the lower device (block_split events); through pdm none is,
 # unpolled, and polled none meets EAGAIN below (pdm's requeued stays 0),
 # with every I/O done and no error.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe scsi_debug dev_size_mb=64 sector_size=512 physblk_exp=3 \
 	submit_queues=2 poll_queues=1 ndelay=20000

@@ -16,8 +16,7 @@
 # runs first as the reference; 6.1's dm hands some of these EAGAINs to
 # io_uring, which fails them to fio ("Resource temporarily unavailable"):
 # that is printed, not asserted, and pdm must do better (no error).
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
 	submit_queues=1 poll_queues=1 hw_queue_depth=2

@@ -24,8 +24,7 @@
 # - the control node: 0600 root (EACCES for a user), and EPERM from the
 #   ioctl for a user, even a user namespace's root, when it is 0666.
 
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 declare -A STRERROR=(
 	[EINVAL]="Invalid argument"
@@ -92,7 +91,7 @@ run modprobe pdm
 expect_eq "refcnt after load" 0 "$(refcnt)"
 expect_eq "ls" "No devices found" "$(pdmsetup ls)"
 
-dir=$(dirname "$0")/pdm-tables/bad
+dir=$(dirname "$0")/../pdm-tables/bad
 [ -f "$dir/EXPECTED" ] || fail "no corpus at $dir"
 expect_eq "corpus cases" 55 "$(wc -l <"$dir/EXPECTED")"
 expect_eq "31-too-many-segments bytes" 31495 \

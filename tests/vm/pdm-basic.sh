@@ -6,8 +6,7 @@
 # and striped tables with io_uring hipri=1 (every completion reaped by
 # null_poll() through pdm's poll_bio), holders, EBUSY on removing an open
 # device, rmmod refused while devices exist.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
 	irqmode=0 gb=1

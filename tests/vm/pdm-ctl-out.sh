@@ -8,8 +8,7 @@
 # gets every byte, its last included; one over 4 MiB works as any other;
 # the driver never writes past data_len; a list entry holds its own name
 # and zeros after it, never the bytes of a longer name before it.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1
 run modprobe pdm

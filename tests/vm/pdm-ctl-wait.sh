@@ -11,8 +11,7 @@
 # after which the suspend of pdm1 returns too and the read completes.
 # Then the same with "resume pdm1" over an inactive table (resume
 # suspends first).
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1
 run modprobe pdm

@@ -15,8 +15,7 @@
 # in no particular order over the devices, one device used twice; and a
 # stripe followed by linear segments.  On a mismatch the segments that
 # differ are named.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe null_blk nr_devices=0
 for d in la lb lc; do

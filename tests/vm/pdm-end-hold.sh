@@ -13,8 +13,7 @@
 # over dm-linear and then pdm linear and striped: the remove returned
 # while the end_io was held (the end_io was released, not timed out),
 # without error, and the read succeeded.  On the debug kernel KFENCE and SLUB debugging watch the return into pdm.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 blocking=1 irqmode=0 nr_devices=2 submit_queues=1
 # Through a scheduler the read is dispatched, and completed, in a kblockd

@@ -12,8 +12,7 @@
 # part is what dm-error leaves (md5 of that part through both); pdm prints
 # the table as dm does.  A table with only an error segment holds no
 # device.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
 	irqmode=0 gb=1 memory_backed=1

@@ -11,8 +11,7 @@
 # job on the healthy segment at the same time writes and verifies every
 # byte; then suspend drains, the leg recovers (make-it-fail 0) and its
 # segment verifies again, and the device is removed.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
 	submit_queues=1 poll_queues=1

@@ -25,8 +25,7 @@
 #    leaves a device that reads;
 # and the harness's kmemleak scans and splat check cover the leaks and
 # warnings of every failed path.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe null_blk nr_devices=3 gb=1
 run modprobe pdm

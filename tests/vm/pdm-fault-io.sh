@@ -14,8 +14,7 @@
 # once, which io_uring retries blocking: every I/O completes and
 # verifies, none hangs (bounded by a timeout), pdm counts those passes
 # (nowait_again), and a suspend afterwards finds nothing in flight.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
 	submit_queues=1 poll_queues=1

@@ -30,8 +30,7 @@
 # as many lower FUA writes, and a lower flush per leg per commit.
 # Last, a preflush that fails (its lower device is dead) must fail the
 # write without its data ever being issued.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 ROUNDS=128
 MB=128				# per lower device

@@ -14,8 +14,7 @@
 # the pass returns.  Without a rescuer to take them off it, the third
 # clone would wait for the first two forever; with it, fio must finish
 # within its bound and every byte verify.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 submit_queues=1
 run modprobe pdm

@@ -22,8 +22,7 @@
 # reads at least), not how many nor the CPU ratio; its core tier leaves
 # out step 0 (pdm-poll-modes verifies through hybrid sleep over NVMe
 # there too) and verifies step 1 in sleep alone.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 # 0. null_blk (its polled writes stay in the prefilled first 64 MiB, see
 # nullb_prefill) and NVMe.

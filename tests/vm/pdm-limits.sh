@@ -11,8 +11,7 @@
 #   below and failed with EAGAIN (which io_uring would retry forever);
 # - flushes and discards when every lower device supports them;
 # - no zoned lower devices.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
 	irqmode=0 gb=1

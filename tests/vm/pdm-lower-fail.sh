@@ -20,8 +20,7 @@
 #   reload onto a new lower device and a resume bring it back;
 # - pdm's reference on the dead device pins null_blk until pdmsetup remove;
 #   afterwards pdm and null_blk unload.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 CFS=/sys/kernel/config/nullb
 

@@ -8,8 +8,7 @@
 # hipri=1 and hipri=0.  With hipri=1 pdm's statistics show every bio
 # polled and the lower queues raised no interrupt; with hipri=0 nothing is
 # polled.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nvme_io_irqs() {
 	awk '/nvme[0-9]q[1-9]/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }

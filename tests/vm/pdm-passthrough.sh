@@ -15,8 +15,7 @@
 # EOPNOTSUPP), and blkdiscard -z still zeroes, with plain writes on the
 # leg without write zeroes.  Tables read from standard input: create and
 # reload.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe nvme
 wait_for_block nvme0n1

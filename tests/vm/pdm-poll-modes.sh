@@ -16,8 +16,7 @@
 # the queue their bios went to (direct without pdm's poll_bio), sweep and
 # sweep_wait poll all four queues once per sweep; with three pollers sweep
 # skips busy queues and sweep_wait never does.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe nvme poll_queues=1
 wait_for_block nvme0n1

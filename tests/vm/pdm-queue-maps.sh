@@ -7,8 +7,7 @@
 # polled fio runs on a pdm device over it, in sweep and then tracked mode:
 # no I/O error, no hang, no warning.  (Not down to 0 poll queues: 6.1's
 # null_blk divides by zero in null_map_queues() when configfs does that.)
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 # poll_queues caps what configfs devices may switch to later.
 run modprobe null_blk nr_devices=0 poll_queues=2

@@ -19,8 +19,7 @@
 # suspend must wait for as for cloned ones).  No verify error, no I/O
 # error, I/O really was held back while suspended, and every table swap
 # took.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe nvme poll_queues=1
 wait_for_block nvme0n1

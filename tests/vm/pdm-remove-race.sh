@@ -12,8 +12,7 @@
 # the task that ended it is still inside pdm: pdm must be done with the
 # device by then (the reference it drops before bio_endio(), and
 # remove's drain).  On the debug kernel KFENCE, SLUB debugging and kmemleak watch.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 submit_queues=1 irqmode=0 gb=1 memory_backed=1
 set_sched nullb0 mq-deadline

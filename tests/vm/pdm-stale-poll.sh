@@ -12,8 +12,7 @@
 # sweep every 200 ms.  Every byte verifies, nothing hangs (suspend drains
 # at the end), and the stale polls that happened are counted; on the
 # debug kernel KFENCE and SLUB debugging watch the freed bios.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
 	submit_queues=2 poll_queues=2 irqmode=0

@@ -14,8 +14,7 @@
 # unpublished one at least once (else the test saw nothing), and no read
 # ended in under 25 ms or failed.  A walk without the published check
 # (mutant pdm-walk-no-published) ends those reads at once.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
 	irqmode=2 completion_nsec=50000000

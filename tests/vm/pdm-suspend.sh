@@ -20,8 +20,7 @@
 # probes all fire in the timer interrupt that completes the requests: a
 # probe in task context would lose the events of interrupts that hit
 # its handler, as kprobe_profile's misses show.)
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=100000000 submit_queues=1 \
 	poll_queues=0 gb=1 nr_devices=2

@@ -17,8 +17,7 @@
 # polling of nullb0, measured first in the same boot); on other kernels
 # one above it, the sweep lock's spinlock_t (which proves the probe sees
 # a lock pdm holds).
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
 	irqmode=0 gb=2

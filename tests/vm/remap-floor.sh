@@ -7,8 +7,7 @@
 # passes data through unchanged, polled and not, and holds its module and
 # its lower device while in use: the floor is only worth comparing pdm
 # against if it does the same work.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 memory_backed=1 gb=1 submit_queues=1 poll_queues=1 \
 	irqmode=0

@@ -7,8 +7,7 @@
 # correctly, under verify I/O from several jobs on several hardware queues,
 # and hold their module while a queue uses them: the scheduler benchmark's
 # floors are only worth comparing against if they do the same work.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 memory_backed=1 submit_queues=2 gb=1
 for s in bf-fifo-hctx bf-fifo-global; do

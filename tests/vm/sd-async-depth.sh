@@ -12,8 +12,7 @@
 # there too; with async_depth=128 (the default) writes fill the
 # scheduler well past 8.
 # split-deadline's largest sample is within 2 of mq-deadline's.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 sd_slow_pair
 lines() { wc -l <"$DEBUGFS/block/$1/sched/$2"; }

@@ -39,8 +39,7 @@
 # holds SD_DISPATCHING, so its pass must read the time under its lock.
 # Not a timing relation: the latencies (the reads of 2 ms or more, the
 # slowest) are only printed.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 RP=/sys/module/blkfast_requeue/parameters
 WP=/sys/module/blkfast_window/parameters

@@ -22,8 +22,7 @@
 #    where 6.1 falls back to it (a failure after the old scheduler was
 #    torn down); the loop ends when a switch passes with the fault not
 #    reached.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 EV=$TRACEFS/events/block/block_rq_requeue
 requeues() {

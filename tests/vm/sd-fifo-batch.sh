@@ -13,8 +13,7 @@
 # For fifo_batch 4 and 12, under either scheduler: the median and the
 # most common write run are fifo_batch long; split-deadline's median
 # equals mq-deadline's.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 sd_slow_pair
 declare -A devt

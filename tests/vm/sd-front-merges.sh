@@ -15,8 +15,7 @@
 # Asserted: with 1, a quarter or more merge; with 0, at most a third as
 # many as with 1; and split-deadline merges 0.5x-2x what mq-deadline does
 # in both settings.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 sd_slow_pair
 stat_field() { awk -v f="$2" '{ print $f }' /sys/block/"$1"/stat; }

@@ -10,8 +10,7 @@
 # drained them (debugfs contention: dispatch_lock_busy_inserts,
 # drained_merges).  If mq-deadline merged fewer than 1000 writes, requests
 # never queued on this host and the test SKIPs.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 irqmode=2 completion_nsec=100000 hw_queue_depth=32 \
 	submit_queues=1 gb=2

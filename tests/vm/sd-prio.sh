@@ -25,8 +25,7 @@
 # one that lets IDLE through while RT is in flight gives IDLE half the
 # device at QD2, one without aging gives IDLE ~0, and one that ignores the
 # tunable (10 s by default) gives IDLE 0-4.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 aging_ms=250 secs=4 idle_qd=4
 bound=$((idle_qd * secs * 1000 / aging_ms))

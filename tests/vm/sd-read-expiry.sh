@@ -8,11 +8,9 @@
 # read_expire says.  read_expire orders reads against reads: the victim, a
 # QD1 random reader in the first 64 MiB, waits behind a strided
 # sequential read stream higher up until its FIFO deadline passes.  The
-# method, the reference check and the bounds are expiry-lib.sh's.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/expiry-lib.sh
-. "$(dirname "$0")/tests/expiry-lib.sh"
+# method, the reference check and the bounds are lib/expiry.sh's.
+. "$(dirname "$0")/lib/lib.sh"
+. "$(dirname "$0")/lib/expiry.sh"
 
 expiry_test read
 echo "PASS"

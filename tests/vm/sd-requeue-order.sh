@@ -12,8 +12,7 @@
 # directly and when every insert is staged because another CPU holds its
 # dispatch lock (requeue=2): the path where a double reversal once gave
 # 192 128 64 0.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 P=/sys/module/blkfast_requeue/parameters
 modprobe blkfast-requeue || fail "cannot load blkfast-requeue"

@@ -4,8 +4,7 @@
 # Switching none / mq-deadline / split-deadline while verify I/O runs loses
 # nothing and hangs nothing; rmmod is refused while a queue uses the
 # scheduler and succeeds once none does.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 # The debug tier's core verifies 32 MiB per job, not 256: its checks
 # need the switches under I/O, not the volume.

@@ -4,8 +4,7 @@
 # vm: -c 1
 # Every split-deadline tunable has mq-deadline's default, round-trips the
 # same values with the same clamping, and refuses garbage with EINVAL.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1
 set_sched nullb0 mq-deadline

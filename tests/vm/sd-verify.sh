@@ -6,8 +6,7 @@
 # emulated NVMe disk and on memory-backed null_blk, 0 mismatches, with
 # requests through split-deadline's staging path (4 submitters on 2 vCPUs
 # contend for the dispatch lock).
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 run modprobe nvme
 wait_for_block nvme0n1

@@ -6,11 +6,9 @@
 # mq-deadline: the victim, a QD1 random writer in the first 64 MiB, waits
 # behind a strided sequential write stream higher up until its FIFO
 # deadline passes.  The method, the reference check and the bounds are
-# expiry-lib.sh's, with the directions of sd-read-expiry swapped.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/expiry-lib.sh
-. "$(dirname "$0")/tests/expiry-lib.sh"
+# lib/expiry.sh's, with the directions of sd-read-expiry swapped.
+. "$(dirname "$0")/lib/lib.sh"
+. "$(dirname "$0")/lib/expiry.sh"
 
 expiry_test write
 echo "PASS"

@@ -19,8 +19,7 @@
 # sampled starved count reached 1, split-deadline's must too (a debugfs
 # file stuck at 0 fails; a missing one fails the read).  mq-deadline
 # (nullb0, the reference) and split-deadline (nullb1) run side by side.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 # Room for both floods in each scheduler.
 sd_slow_pair

@@ -6,8 +6,7 @@
 # and the zone write lock really holds: block_rq_issue/block_rq_complete
 # traced on the device never show two writes in flight to one zone, under
 # either scheduler, while each job had 8 writes to give its zone.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 zoned=1 zone_size=16 zone_nr_conv=0 gb=1 memory_backed=1 \
 	submit_queues=2

@@ -8,8 +8,7 @@
 # it, pdm's learned estimate settles near the service time and hybrid
 # polling issues far fewer lower polls than classic polling for the same
 # reads (the counts, not the timings, are asserted).
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 svc=200
 run modprobe blkfast-slowpoll service_us=$svc

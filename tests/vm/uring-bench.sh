@@ -22,8 +22,7 @@
 # and fio ~30% (its I/O unit bookkeeping), so uring-bench is the faster of
 # the two by more than 25% whenever the vCPU is not starved (as fio's own
 # t/io_uring is faster than fio); see the round notes in the output.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 
 ROUNDS=${1:-3}
 MAX_PCT=${2:-}

@@ -35,10 +35,8 @@
 # (four with the floor) real, identical devices (with poll queues) instead
 # of null_blk; their irq rows complete by the devices' own interrupts, and
 # there is no inline row.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/bench-lib.sh
-. "$(dirname "$0")/tests/bench-lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 REPS=5 SECS=2 DEVS=
 for a in "$@"; do

@@ -13,10 +13,8 @@
 # over the run (/proc/stat).
 #
 # Arguments (KEY=VALUE): reps=5 secs=2
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/bench-lib.sh
-. "$(dirname "$0")/tests/bench-lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 bench_args "$@"
 ncpu=$(nproc)

@@ -22,10 +22,8 @@
 #    QD32.
 #
 # Arguments (KEY=VALUE): reps=5 secs=2
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/bench-lib.sh
-. "$(dirname "$0")/tests/bench-lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 bench_args "$@"
 [ "$(nproc)" -ge 3 ] || fail "needs 3 vCPUs for 3 pollers, has $(nproc)"

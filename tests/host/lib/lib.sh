@@ -2,9 +2,9 @@
 # shellcheck shell=bash
 # Helpers for host-side tests of the harness.
 set -u
-cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+cd "$(dirname "${BASH_SOURCE[0]}")/../../.." || exit 1
 # shellcheck disable=SC2034 # for the tests that source this file
-guest=tests/host/guest
+guest=tests/vm/harness
 
 fail() {
 	echo "FAIL: $*"

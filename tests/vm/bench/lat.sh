@@ -12,10 +12,8 @@
 # the deterministic test of that window.
 #
 # Arguments (KEY=VALUE): reps=5 secs=2
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
-# shellcheck source=tests/vm/bench-lib.sh
-. "$(dirname "$0")/tests/bench-lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 bench_args "$@"
 ncpu=$(nproc)

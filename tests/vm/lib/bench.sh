@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Guest-side helpers for the benchmarks (sourced after tests/lib.sh): run a
+# Guest-side helpers for the benchmarks (sourced after lib.sh): run a
 # configuration's fio job, keep every repeat's IOPS and CPU cost, print
 # markdown tables of medians, spread and ratios.  Configurations are plain
 # strings; repeats of all configurations are meant to be interleaved by

@@ -59,8 +59,7 @@
 # on the slow path, but it does cost there, so these runs are not in the
 # IOPS columns.  It counts what the design claims to remove, whatever the
 # number of host cores.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 ncpu=$(nproc)
 DEV=

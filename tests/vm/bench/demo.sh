@@ -11,8 +11,7 @@
 # one.  "polled" rows go to the poll queue, where null_blk ignores irqmode.
 # Each configuration runs REPS times, interleaved; the table shows medians.
 # Absolute IOPS under software emulation mean little: read the ratios.
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 REPS=${1:-3}
 SECS=${2:-2}
 

@@ -4,7 +4,7 @@
 # Where a scheduler's time goes, per I/O: run inside the VM with perf
 # copied in, e.g.
 #   BLKFAST_VM_PROGS=/usr/bin/perf BLKFAST_KO_DIR=$PWD \
-#     scripts/vm.sh -c 2 -p -m 2048 scripts/profile-sched-guest.sh
+#     scripts/vm.sh -c 2 -p -m 2048 tests/vm/bench/profile-sched.sh
 # For each scheduler, the scheduler benchmark's workload (fio io_uring 4k
 # randread, QD32, batch 8, on null_blk with one submit queue per vCPU)
 # runs while `perf record -a -e cpu-clock -F 1000` samples every CPU for
@@ -17,8 +17,7 @@
 #
 # Arguments, KEY=VALUE: scheds=split-deadline,bf-fifo-global,mq-deadline
 # jobs=2N (N = vCPUs) secs=3 top=25
-# shellcheck source=tests/vm/lib.sh
-. "$(dirname "$0")/tests/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 
 ncpu=$(nproc)
 SCHEDS=split-deadline,bf-fifo-global,mq-deadline JOBS=$((2 * ncpu))
