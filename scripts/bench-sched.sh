@@ -13,7 +13,7 @@
 #
 # Environment (the Makefile passes these through):
 #   BENCH_CPUS="2 8"   vCPU counts, one boot each
-#   BENCH_REPEATS=3    repeats;  BENCH_SECS=2  seconds per fio run
+#   BENCH_REPEATS=5    repeats;  BENCH_SECS=2  seconds per fio run
 #   BENCH_QUICK=1      1 repeat of 1 s (a smoke test of the harness)
 #   BENCH_JOBS=1,4     job counts (default 1,N,2N per boot)
 #   BENCH_ARGS="qd=64 batch=16 irqmode=0"  more guest arguments
@@ -23,7 +23,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 cpus_list=${BENCH_CPUS:-"2 8"}
-reps=${BENCH_REPEATS:-3}
+reps=${BENCH_REPEATS:-5}
 secs=${BENCH_SECS:-2}
 if [ -n "${BENCH_QUICK:-}" ] && [ "${BENCH_QUICK}" != 0 ]; then
 	reps=1 secs=1

@@ -155,6 +155,13 @@ if [ $report_only = 0 ]; then
 fi
 t1=$(date +%s)
 
+# median_of VALUES...: the median of numbers, one or more per word (as
+# tests/vm/lib/lib.sh's median, which runs in the guest).
+median_of() {
+	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n |
+		awk 'NF { v[++n] = $1 } END { print v[int((n + 1) / 2)] }'
+}
+
 # Plots: IOPS medians per configuration per job count.
 plot_sched() {
 	awk '/^run: jobs=/ {
@@ -162,9 +169,7 @@ plot_sched() {
 		k = f["jobs"] "jobs " f["sched"]; v[k] = v[k] " " f["iops"]
 	} END { for (k in v) print k, v[k] }' "$1" |
 	while read -r g s vals; do
-		# shellcheck disable=SC2086
-		echo "$g $s $(printf '%s\n' $vals | sort -n |
-			awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+		echo "$g $s $(median_of "$vals")"
 	done | sort -t' ' -k1,1n -s
 }
 for md in "$out"/sched-*cpu.md; do
@@ -180,9 +185,7 @@ awk '/^run: / { sub(/^run: /, ""); n = split($0, w, " ");
 		v[cfg] = v[cfg] " " kv[2] } }
 	END { for (c in v) print c, v[c] }' "$out/pdm.log" 2>/dev/null |
 while read -r c vals; do
-	# shellcheck disable=SC2086
-	echo "${c%_*} ${c##*_} $(printf '%s\n' $vals | sort -n |
-		awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')"
+	echo "${c%_*} ${c##*_} $(median_of "$vals")"
 done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	"IOPS (median)" >"$out/pdm.svg" 2>/dev/null || rm -f "$out/pdm.svg"
 

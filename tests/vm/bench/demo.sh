@@ -12,6 +12,7 @@
 # Each configuration runs REPS times, interleaved; the table shows medians.
 # Absolute IOPS under software emulation mean little: read the ratios.
 . "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 REPS=${1:-3}
 SECS=${2:-2}
 
@@ -27,7 +28,6 @@ run pdmsetup create demo --table \
 configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
 	 "none polled" "mq-deadline polled" "split-deadline polled"
 	 "pdm irq" "pdm polled" "pdm-direct irq" "pdm-direct polled")
-declare -A iops cpu
 for _ in $(seq "$REPS"); do
 	for c in "${configs[@]}"; do
 		read -r sched completion <<<"$c"
@@ -42,27 +42,20 @@ for _ in $(seq "$REPS"); do
 		esac
 		hipri=0
 		[ "$completion" = polled ] && hipri=1
-		fio_run demo --filename=$dev --ioengine=io_uring \
+		bench_fio "$c" --filename=$dev --ioengine=io_uring \
 			--direct=1 --bs=4k --rw=randread --iodepth=32 \
 			--iodepth_batch_submit=16 --iodepth_batch_complete=16 \
 			--hipri=$hipri --runtime="$SECS" --time_based \
 			--ramp_time=0.5
-		iops[$c]+=" $(fio_field 8)"
-		# usr + sys CPU per I/O in microseconds (fields 88, 89: %)
-		cpu[$c]+=" $(echo "$FIO_TERSE" | awk -F';' \
-			'{ printf "%.1f", ($88 + $89) * 10000 / $8 }')"
 	done
 done
 
-base=$(median "${iops["none irq"]}")
 echo
 echo "fio io_uring 4k randread, QD32 batched, 1 job, null_blk; $REPS reps x ${SECS}s, medians"
 printf '%-22s %10s %8s %14s\n' configuration IOPS ratio "CPU us/IO"
 for c in "${configs[@]}"; do
-	m=$(median "${iops[$c]}")
-	printf '%-22s %10s %8s %14s\n' "$c" "$m" \
-		"$(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.2fx", a / b }')" \
-		"$(median "${cpu[$c]}")"
+	printf '%-22s %10s %8s %14s\n' "$c" "$(bench_median "$c")" \
+		"$(bench_ratio "$c" "none irq")" "$(median "${BENCH_CPU[$c]}")"
 done
 echo "(ratio: against 'none irq'; irq: completed by a timer interrupt, null_blk"
 echo " irqmode=2 completion_nsec=0; polled: reaped from the poll queue; pdm is a"

@@ -60,10 +60,11 @@
 # IOPS columns.  It counts what the design claims to remove, whatever the
 # number of host cores.
 . "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 ncpu=$(nproc)
 DEV=
-REPS=3 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
+REPS=5 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
 SCHEDS=
 for a in "$@"; do
 	case $a in
@@ -161,9 +162,8 @@ declare -A iops fsys gcpu
 start=$SECONDS
 for j in $jobs_list; do
 	for rep in $(seq "$REPS"); do
-		n=${#scheds[@]}
-		for k in $(seq 0 $((n - 1))); do
-			s=${scheds[$(((k + rep - 1) % n))]}
+		for k in $(bench_rotate "${#scheds[@]}" "$rep"); do
+			s=${scheds[$k]}
 			set_sched "$dev" "$s"
 			# fio in the background, so that the guest CPU count
 			# starts at the first I/O, not at fio's (slow) start-up.
@@ -194,8 +194,7 @@ for j in $jobs_list; do
 			io=$(fio_field 8)
 			[ "$io" -gt 0 ] || fail "fio: $s, $j jobs: no I/O"
 			[ $((r1 - r0)) -gt 0 ] || fail "$dev completed no reads for $s"
-			fs=$(echo "$FIO_TERSE" | awk -F';' -v j="$j" \
-				'{ printf "%.2f", $89 * j * 10000 / $8 }')
+			read -r _ fs _ <<<"$(fio_cpu_per_io "$j")"
 			gc=$(awk -v b=$((b1 - b0)) -v r=$((r1 - r0)) \
 				'BEGIN { printf "%.2f", b * 10000 / r }')
 			iops[$j,$s]+=" $io"
@@ -237,13 +236,6 @@ has() {
 	local x
 	for x in "${scheds[@]}"; do [ "$x" = "$1" ] && return 0; done
 	return 1
-}
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
-}
-minmax() {
-	printf '%s\n' "$@" | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 }
-		END { print lo "-" hi }'
 }
 
 echo "@@BENCH-MD-BEGIN@@"

@@ -25,10 +25,17 @@ bench_args() {
 	done
 }
 
+# fio_cpu_per_io JOBS: "USR SYS TOTAL", fio's CPU microseconds per read
+# of the last fio_run of JOBS jobs (terse fields 8, 88, 89; fio's CPU
+# percentages are per job, so they are scaled by the job count).
+fio_cpu_per_io() {
+	echo "$FIO_TERSE" | awk -F';' -v j="$1" \
+		'{ u = $88 * j * 10000 / $8; s = $89 * j * 10000 / $8
+		   printf "%.2f %.2f %.2f\n", u, s, u + s }'
+}
+
 # bench_fio CONFIG FIO-ARGS...: one repeat of CONFIG.  Records read IOPS
-# and CPU microseconds per I/O, usr+sys and each apart (terse fields 8,
-# 88, 89; fio's CPU percentages are per job, so they are scaled by the
-# job count).
+# and CPU microseconds per I/O, usr+sys and each apart.
 bench_fio() {
 	local config=$1 jobs=1 a io usr sys cpu
 	shift
@@ -38,9 +45,7 @@ bench_fio() {
 	fio_run bench "$@" --group_reporting
 	io=$(fio_field 8)
 	[ "$io" -gt 0 ] || fail "$config: no I/O"
-	read -r usr sys cpu <<<"$(echo "$FIO_TERSE" | awk -F';' -v j="$jobs" \
-		'{ u = $88 * j * 10000 / $8; s = $89 * j * 10000 / $8
-		   printf "%.2f %.2f %.2f", u, s, u + s }')"
+	read -r usr sys cpu <<<"$(fio_cpu_per_io "$jobs")"
 	BENCH_IOPS[$config]+=" $io"
 	BENCH_CPU[$config]+=" $cpu"
 	BENCH_USR[$config]+=" $usr"
@@ -66,9 +71,16 @@ bench_median() {
 	median "${BENCH_IOPS[$1]}"
 }
 
-# ratio A B: A over B, as "0.00x" ("0.00x" if B is 0).
+# ratio A B: A over B, as "0.00x" ("-" if B is 0 or missing).
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b ? a / b : 0 }'
+	awk -v a="$1" -v b="$2" \
+		'BEGIN { if (b > 0) printf "%.2fx", a / b; else print "-" }'
+}
+
+# minmax VALUES...: "LOW-HIGH" of VALUES (numbers, one or more per word).
+minmax() {
+	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n |
+		awk 'NF { if (!n++) lo = $1; hi = $1 } END { print lo "-" hi }'
 }
 
 # bench_ratio A B: median IOPS of A over that of B, as "0.00x".
@@ -80,7 +92,7 @@ bench_ratio() {
 # per configuration: median IOPS, min-max, median CPU us/IO, ratio to
 # BASELINE and, if EXTRA-TITLE is not empty, the median extra value.
 bench_table() {
-	local base=$1 xtitle=$2 c v
+	local base=$1 xtitle=$2 c
 	shift 2
 	printf '| configuration | IOPS (median) | min-max | CPU us/IO | vs %s |' "$base"
 	[ -n "$xtitle" ] && printf ' %s |' "$xtitle"
@@ -88,10 +100,8 @@ bench_table() {
 	[ -n "$xtitle" ] && printf -- '---:|'
 	printf '\n'
 	for c in "$@"; do
-		read -r -a v <<<"${BENCH_IOPS[$c]}"
-		printf '| %s | %s | %s-%s | %s | %s |' "$c" "$(bench_median "$c")" \
-			"$(printf '%s\n' "${v[@]}" | sort -n | head -n 1)" \
-			"$(printf '%s\n' "${v[@]}" | sort -n | tail -n 1)" \
+		printf '| %s | %s | %s | %s | %s |' "$c" "$(bench_median "$c")" \
+			"$(minmax "${BENCH_IOPS[$c]}")" \
 			"$(median "${BENCH_CPU[$c]}")" "$(bench_ratio "$c" "$base")"
 		[ -n "$xtitle" ] && printf ' %s |' "$(median "${BENCH_EXTRA[$c]}")"
 		printf '\n'
