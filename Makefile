@@ -44,6 +44,10 @@ KVERSION	= $(shell MAKEFLAGS= $(MAKE) -s --no-print-directory -C $(KDIR) \
 PRIV_DIR	= $(CURDIR)/build/kheaders-$(KVERSION)
 KSRC		?=
 BLKFAST_TESTS	?=
+# kbuild on our tree, followed by a kbuild target (modules, clean, ...);
+# recipes mark it with "+": make passes its jobserver only to a $(MAKE)
+# it sees in the recipe itself.
+KBUILD		= $(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR)
 
 .PHONY: all modules tools vm-build check demo load unload clean deps bench-sched bench lint mutants
 
@@ -52,8 +56,7 @@ all: modules
 modules:
 	@test -f $(KDIR)/Makefile || { echo "blkfast: no kernel headers at KDIR=$(KDIR)"; exit 1; }
 	@test -f $(PRIV_DIR)/version || scripts/private-headers.sh $(KDIR) $(PRIV_DIR) $(KSRC)
-	$(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR) \
-		BLKFAST_TESTS=$(BLKFAST_TESTS) modules
+	+$(KBUILD) BLKFAST_TESTS=$(BLKFAST_TESTS) modules
 
 tools:
 	$(MAKE) -C tools
@@ -140,8 +143,7 @@ DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
 # package ships: it is turned off, and SIGN_KEY does it instead.  kbuild's
 # depmod needs a System.map that the headers lack: depmod runs here.
 install: modules tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR) \
-		INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+	+$(KBUILD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		CONFIG_MODULE_SIG_ALL= modules_install
 ifneq ($(SIGN_KEY),)
 	for m in $(INSTALL_MODS); do \
@@ -182,6 +184,6 @@ dkms-remove:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 
 clean:
-	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	+@if [ -f $(KDIR)/Makefile ]; then $(KBUILD) clean; fi
 	$(MAKE) -C tools clean
 	rm -rf build

@@ -26,6 +26,8 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR; "debug" boots the
               debug kernel of scripts/debug-kernel.sh)
   -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
+  -x DIR      copy DIR into the guest as /blkfast/extra (e.g. other builds
+              of a module, for scripts/bench-pdm-ab.sh)
 SCRIPT runs in the guest with ARGS.  /blkfast holds tests/vm/ and
 tests/pdm-tables/ as the checkout does, so a script there sources
 \$(dirname "\$0")/lib/lib.sh (or ../lib/ from tests/vm/bench/) in both; a
@@ -39,10 +41,10 @@ the guest with their libraries, for a look inside by hand.
 USAGE
 }
 
-cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4
+cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
 flavour=$BLKFAST_FLAVOUR
 disks=()
-while getopts "c:m:a:d:q:l:t:f:ph" opt; do
+while getopts "c:m:a:d:q:l:t:f:x:ph" opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -53,6 +55,7 @@ while getopts "c:m:a:d:q:l:t:f:ph" opt; do
 	t) timeout_s=$OPTARG ;;
 	f) flavour=$OPTARG ;;
 	p) pin=1 ;;
+	x) extra=$OPTARG ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -95,6 +98,7 @@ printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
 # the fuzzer and the guest), laid out as in the checkout.
 mkdir -p "$ov/blkfast/tests"
 cp -r "$top/tests/vm" "$top/tests/pdm-tables" "$ov/blkfast/tests/"
+[ -z "$extra" ] || cp -r "$extra" "$ov/blkfast/extra"
 abs=$(realpath "$script")
 case $abs in
 "$top"/tests/vm/*) echo "/blkfast/${abs#"$top"/}" >"$ov/blkfast/script" ;;

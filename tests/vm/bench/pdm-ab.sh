@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest half of scripts/bench-pdm-ab.sh: builds of pdm compared in one
+# boot.  Each build (/blkfast/extra/NAME/pdm.ko and its pdmsetup) is
+# loaded in turn, the order rotated per repeat, with a linear table over
+# nullb0; each of its runs (4k randread QD32 batched, polled, 1 job pinned
+# to vCPU 1), tracked and direct, is paired with a run of the floor
+# (blkfast-remap over nullb1, an identical device) just before it.  The
+# host of an emulated guest slows down and speeds up for many seconds at
+# a time; a pair's two runs share that state, so the ratio of a pair is
+# steadier than the ratio of two medians.  Prints each build's median
+# pdm/floor ratio and its quartiles.
+#
+# Arguments (KEY=VALUE): reps=10 secs=1.5.
+. "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
+REPS=10 SECS=1.5
+bench_args "$@"
+
+extra=/blkfast/extra
+builds=()
+for b in "$extra"/*/; do
+	[ -f "$b/pdm.ko" ] && builds+=("$(basename "$b")")
+done
+[ ${#builds[@]} -gt 0 ] || fail "no builds in $extra (scripts/bench-pdm-ab.sh)"
+nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
+	irqmode=2 completion_nsec=0 hw_queue_depth=256 gb=4
+run modprobe blkfast-remap lower=/dev/nullb1
+wait_for_block bfremap0
+sz=$(cat /sys/block/nullb0/size)
+fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread --iodepth=32
+	  --iodepth_batch_submit=16 --iodepth_batch_complete=16 --hipri=1
+	  --cpus_allowed=1 --runtime="$SECS" --time_based --ramp_time=0.5)
+
+for rep in $(seq "$REPS"); do
+	for k in $(bench_rotate "${#builds[@]}" "$rep"); do
+		b=${builds[$k]}
+		run insmod "$extra/$b/pdm.ko"
+		"$extra/$b/pdmsetup" create ab --table "0 $sz linear /dev/nullb0 0" \
+			>/dev/null || fail "$b: pdmsetup create"
+		modes="tracked direct"
+		[ $((rep % 2)) = 1 ] || modes="direct tracked"
+		for m in $modes; do
+			echo "$m" >/sys/block/pdm0/pdm/poll_mode
+			bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
+			f=$(fio_field 8)
+			bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
+			bench_extra "$b $m" "$(awk -v a="$(fio_field 8)" -v b="$f" \
+				'BEGIN { printf "%.4f", a / b }')"
+		done
+		"$extra/$b/pdmsetup" remove ab || fail "$b: pdmsetup remove"
+		run rmmod pdm
+	done
+done
+
+# quartiles VALUES: "Q1 MEDIAN Q3".
+quartiles() {
+	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 }
+		END { printf "%.3f %.3f %.3f\n", v[int((n + 3) / 4)],
+			v[int((n + 1) / 2)], v[int((3 * n + 3) / 4)] }'
+}
+echo
+echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD32 batched, polled, $REPS x ${SECS}s"
+echo
+echo "Each run of a build paired with a floor run (bfremap0) just before it."
+echo
+echo "| build | mode | pdm/floor, median of pairs | quartiles | IOPS (median) | CPU us/IO |"
+echo "|---|---|---:|---:|---:|---:|"
+for b in "${builds[@]}"; do
+	for m in tracked direct; do
+		read -r q1 q2 q3 <<<"$(quartiles "${BENCH_EXTRA[$b $m]}")"
+		echo "| $b | $m | $q2 | $q1-$q3 | $(bench_median "$b $m") | $(median "${BENCH_CPU[$b $m]}") |"
+	done
+done
