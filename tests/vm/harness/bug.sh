@@ -1,6 +1,9 @@
 #!/bin/bash
 # Guest half of tests/debug/detectors.sh: load blkfast-bugs.ko with one
 # deliberate bug ($1), or nothing ("none"); the script itself passes.
+kf=/sys/kernel/debug/kfence/stats
+# How full KFENCE's pool is, for a run whose object it did not guard.
+[ "$1" != use_after_free ] || [ ! -r $kf ] || grep -E 'allocated|capacity' $kf
 if [ "$1" != none ]; then
 	insmod /lib/modules/"$(uname -r)"/extra/blkfast-bugs.ko bug="$1"
 	echo "insmod blkfast-bugs bug=$1: $?"
