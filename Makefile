@@ -89,17 +89,18 @@ mutants: vm-build
 	scripts/mutants.sh $(MUTANTS)
 
 # Every comparison, one report: build/bench/report.md (see scripts/bench.sh).
-# BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS.
+# BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS (the
+# scheduler part's vCPU counts, default "2 8"); BENCH_ONLY=sched,pdm,...
+# for some of the parts.
+BENCH_FLAGS	= $(if $(filter-out 0,$(BENCH_QUICK)),--quick) \
+		  $(if $(BENCH_ONLY),--only=$(BENCH_ONLY))
 bench: vm-build
-	scripts/bench.sh $(if $(filter-out 0,$(BENCH_QUICK)),--quick)
+	scripts/bench.sh $(BENCH_FLAGS)
 
-# Scheduler contention benchmark: one boot per vCPU count in BENCH_CPUS
-# (default "2 8": pinned, then oversubscribed), results in build/bench/.
-# BENCH_REPEATS, BENCH_SECS, BENCH_JOBS, BENCH_QUICK=1: see the script.
+# The scheduler part alone; BENCH_JOBS=1,4 for other job counts.
 bench-sched: vm-build
-	BENCH_CPUS="$(BENCH_CPUS)" BENCH_REPEATS="$(BENCH_REPEATS)" \
-		BENCH_SECS="$(BENCH_SECS)" BENCH_JOBS="$(BENCH_JOBS)" \
-		BENCH_QUICK="$(BENCH_QUICK)" scripts/bench-sched.sh
+	scripts/bench.sh $(BENCH_FLAGS) --only=sched \
+		$(if $(BENCH_JOBS),sched_jobs=$(BENCH_JOBS))
 
 load: modules
 	insmod sched/split-deadline.ko

@@ -5,15 +5,25 @@
 # with its configurations interleaved and repeated, gathered into one
 # report, build/bench/report.md, with SVG plots beside it.
 #
-#   scripts/bench.sh [--quick] [--host] [GUEST-ARGS...]
+#   scripts/bench.sh [--quick] [--host] [--only=PARTS] [GUEST-ARGS...]
 #     --quick   1 repeat of 1 s per point: checks the harness, means nothing
+#     --only    a comma-separated subset of the parts: sched, pdm, poll,
+#               hybrid, lat (`make bench-sched` is --only=sched)
 #     --host    run the same guest scripts on this machine instead of in a
 #               VM (a real Debian 12 machine: root, pdm.ko/split-deadline.ko
 #               built for the running kernel; null_blk and nvme modules);
 #               GUEST-ARGS name real devices, e.g. sched_dev=nvme0n1
 #               pdm_devs=nvme0n1,nvme1n1,nvme2n1 (see the guest scripts)
 #     --report  only rebuild the report from the last run's logs
-#   BENCH_REPEATS (default 5), BENCH_SECS (default 2)
+#   BENCH_REPEATS (default 5), BENCH_SECS (default 2), BENCH_CPUS (the
+#   scheduler part's vCPU counts, one boot each; default "2 8")
+#
+# The scheduler part boots once per vCPU count.  QEMU's vCPU threads are
+# pinned (scripts/pin-vcpus.sh: vCPU n on host CPU n mod host CPUs): a
+# boot with no more vCPUs than host CPUs is the "pinned" point (real
+# parallelism), one with more the "oversubscribed" high-contention point
+# (several vCPUs share each host CPU, so lock holders get preempted).
+# Each part's table says whether the pinning took.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,17 +32,23 @@ top=$(dirname "$here")
 guest=$top/tests/vm/bench
 # shellcheck source=scripts/config.sh
 . "$here/config.sh"
-quick=0 host=0 report_only=0
+quick=0 host=0 report_only=0 only=sched,pdm,poll,hybrid,lat
 guest_args=()
 for a in "$@"; do
 	case $a in
 	--quick) quick=1 ;;
 	--host) host=1 ;;
 	--report) report_only=1 ;;
+	--only=*) only=${a#*=} ;;
 	*=*) guest_args+=("$a") ;;
 	*) echo "bench.sh: unknown argument '$a'" >&2; exit 2 ;;
 	esac
 done
+# want PART: PART is among those to run.
+want() {
+	case ,$only, in *,"$1",*) return 0 ;; esac
+	return 1
+}
 reps=${BENCH_REPEATS:-5} secs=${BENCH_SECS:-2}
 [ $quick = 1 ] && reps=1 secs=1
 out=$top/build/bench
@@ -79,6 +95,22 @@ run_guest() {
 	echo "bench: $name done (exit $rc)" >&2
 }
 
+# part NAME TITLE VCPUS: a part's section of the report: its boot's
+# pinning and the markdown its guest script printed, or that --only left
+# it out.
+part() {
+	echo
+	echo "## $2"
+	echo
+	if [ ! -f "$out/$1.log" ] && ! want "$1"; then
+		echo "Not run (--only=$only)."
+		return
+	fi
+	echo "vCPU threads: $(pinning "$out/$1.log" "$3")."
+	echo
+	section "$1"
+}
+
 # The markdown a guest script printed after its runs, or why there is none.
 section() {
 	local md
@@ -120,39 +152,81 @@ when=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
 sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4 hybrid_cpus=2 lat_cpus=2
-if [ $report_only = 0 ]; then
-	# 1. Schedulers: its own driver, one boot per vCPU count.
+# sched_md N: the scheduler part's report for its N-vCPU boot, from its
+# log: what the boot was, the guest's tables, and its individual runs.
+sched_md() {
+	local c=$1 log=$out/sched-$1cpu.log kind
 	if [ $host = 1 ]; then
-		mapfile -t extra < <(args_for sched)
-		run_guest sched "" "$guest/sched.sh" reps="$reps" \
-			secs="$secs" "${extra[@]}"
+		kind="this machine, $hostcpus CPUs (--host)"
+	elif [ "$c" -le "$hostcpus" ]; then
+		kind="a vCPU per host CPU (real parallelism)"
 	else
-		cmds+=("BENCH_CPUS=\"$sched_cpus\" BENCH_REPEATS=$reps BENCH_SECS=$secs scripts/bench-sched.sh")
-		if ! BENCH_CPUS=$sched_cpus BENCH_REPEATS=$reps BENCH_SECS=$secs \
-			"$here/bench-sched.sh" >"$out/sched.log" 2>&1; then
-			failed+=("sched (see $out/sched.log)")
-		fi
-		echo "bench: sched done" >&2
+		kind="oversubscribed, high contention"
 	fi
+	echo "## split-deadline contention benchmark: $c vCPUs, $kind"
+	echo
+	echo "vCPU threads: $(pinning "$log" "$c")."
+	echo
+	sed -n '/@@BENCH-MD-BEGIN@@/,/@@BENCH-MD-END@@/p' "$log" |
+		sed '/@@BENCH-MD-/d'
+	echo
+	echo "<details><summary>individual runs</summary>"
+	echo
+	echo '```'
+	grep -aE '^(guest|run|meter):' "$log" || true
+	echo '```'
+	echo "</details>"
+}
+
+if [ $report_only = 0 ]; then
+	# 1. Schedulers: one boot per vCPU count (one run with --host).
+	mapfile -t extra < <(args_for sched)
+	[ $host = 0 ] || sched_cpus=$hostcpus
+	for c in $sched_cpus; do
+		want sched || break
+		# Guest memory: the initramfs (~90 MB unpacked) plus per-CPU
+		# and per-fio-job overhead; null_blk is not memory backed.
+		mem=$((c * 128 + 512 > 1024 ? c * 128 + 512 : 1024))
+		# Each fio run takes secs + 0.5 s ramp + start-up (slow under
+		# TCG, worse oversubscribed), 3 job counts by default; then a
+		# wide margin for a busy host.
+		tmo=$((3 * (60 + reps * 3 * 6 * (secs + 3 + 2 * c / hostcpus)) + 300))
+		run_guest "sched-${c}cpu" "-c $c -p -m $mem -t $tmo" \
+			"$guest/sched.sh" reps="$reps" secs="$secs" "${extra[@]}"
+	done
 	# 2. Stacked polling: raw, dm-linear, pdm.
-	mapfile -t extra < <(args_for pdm)
-	run_guest pdm "-c $pdm_cpus -p -t 1200" "$guest/pdm.sh" reps="$reps" \
-		secs="$secs" "${extra[@]}"
-	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the NVMe disk.
-	mapfile -t extra < <(args_for poll)
-	run_guest poll "-c $poll_cpus -p -d 256M -t 1800" "$guest/poll.sh" \
-		reps="$reps" secs="$secs" "${extra[@]}"
+	if want pdm; then
+		mapfile -t extra < <(args_for pdm)
+		run_guest pdm "-c $pdm_cpus -p -t 1200" "$guest/pdm.sh" \
+			reps="$reps" secs="$secs" "${extra[@]}"
+	fi
+	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the
+	# NVMe disk.
+	if want poll; then
+		mapfile -t extra < <(args_for poll)
+		run_guest poll "-c $poll_cpus -p -d 256M -t 1800" \
+			"$guest/poll.sh" reps="$reps" secs="$secs" "${extra[@]}"
+	fi
 	# 4. Hybrid polling: classic, gate, sleep and IRQ, one job and one
 	# per vCPU.
-	mapfile -t extra < <(args_for hybrid)
-	run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
-		"$guest/hybrid.sh" reps="$reps" secs="$secs" \
-		"${extra[@]}"
+	if want hybrid; then
+		mapfile -t extra < <(args_for hybrid)
+		run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
+			"$guest/hybrid.sh" reps="$reps" secs="$secs" \
+			"${extra[@]}"
+	fi
 	# 5. Scheduler tail latency: several submitting CPUs, QD1-QD4.
-	mapfile -t extra < <(args_for lat)
-	run_guest lat "-c $lat_cpus -p -t 1200" "$guest/lat.sh" \
-		reps="$reps" secs="$secs" "${extra[@]}"
+	if want lat; then
+		mapfile -t extra < <(args_for lat)
+		run_guest lat "-c $lat_cpus -p -t 1200" "$guest/lat.sh" \
+			reps="$reps" secs="$secs" "${extra[@]}"
+	fi
 fi
+for log in "$out"/sched-*cpu.log; do
+	[ -f "$log" ] || continue
+	c=${log##*/sched-} c=${c%cpu.log}
+	sched_md "$c" >"$out/sched-${c}cpu.md"
+done
 t1=$(date +%s)
 
 # median_of VALUES...: the median of numbers, one or more per word (as
@@ -199,16 +273,22 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 		echo "- Guest kernel: $(guest_kver "$BLKFAST_FLAVOUR") (Debian 12), under $(qemu-system-x86_64 --version | head -n 1), TCG, on a $hostcpus-CPU host ($(uname -r))"
 		printf -- '- vCPU threads, as scripts/vm.sh reported: schedulers'
 		sep=' '
-		while read -r err; do
-			[ -f "$err" ] || continue
-			n=${err##*/sched-} n=${n%cpu.err}
-			printf '%s%s' "$sep" "$(pinning "$err" "$n" brief)"
+		while read -r log; do
+			[ -f "$log" ] || continue
+			n=${log##*/sched-} n=${n%cpu.log}
+			printf '%s%s' "$sep" "$(pinning "$log" "$n" brief)"
 			sep='; '
-		done < <(printf '%s\n' "$out"/sched-*cpu.err | sort -V)
+		done < <(printf '%s\n' "$out"/sched-*cpu.log | sort -V)
 		[ "$sep" = '; ' ] || printf ' not run'
-		echo "; stacked polling $(pinning "$out/pdm.log" $pdm_cpus brief);" \
-			"polling strategies $(pinning "$out/poll.log" $poll_cpus brief)" \
-			"(each table says why when not pinned)"
+		for p in "pdm:stacked polling:$pdm_cpus" \
+			 "poll:polling strategies:$poll_cpus" \
+			 "hybrid:hybrid polling:$hybrid_cpus" \
+			 "lat:tail latency:$lat_cpus"; do
+			IFS=: read -r name what n <<<"$p"
+			[ -f "$out/$name.log" ] || continue
+			printf '; %s %s' "$what" "$(pinning "$out/$name.log" "$n" brief)"
+		done
+		echo " (each table says why when not pinned)"
 	fi
 	echo
 	echo "**Read the ratios, not the IOPS.** Under software emulation absolute"
@@ -237,41 +317,19 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 		svg=$(basename "$md" .md).svg
 		[ -f "$out/$svg" ] && printf '\n![%s](%s)\n' "$svg" "$svg"
 	done
-	if [ $nsched = 0 ] && [ -f "$out/sched.log" ] &&
-		grep -q '@@BENCH-MD-BEGIN@@' "$out/sched.log"; then
-		# --host: one run here, its markdown in the log.
+	if [ $nsched = 0 ] && ! want sched; then
 		echo
-		sed -n '/@@BENCH-MD-BEGIN@@/,/@@BENCH-MD-END@@/p' \
-			"$out/sched.log" | sed '/@@BENCH-MD-/d; s/^### /#### /'
+		echo "Not run (--only=$only)."
 	elif [ $nsched = 0 ]; then
 		echo
-		echo "**No results:** the scheduler runs printed no table (see $out/sched.log)."
+		echo "**No results:** no scheduler boot ran (see $out/sched-*cpu.log)."
 	fi
 	echo
-	echo "## Stacked polling"
-	echo
-	echo "vCPU threads: $(pinning "$out/pdm.log" $pdm_cpus)."
-	echo
-	section pdm
+	part pdm "Stacked polling" $pdm_cpus
 	[ -f "$out/pdm.svg" ] && printf '\n![pdm](pdm.svg)\n'
-	echo
-	echo "## Polling strategies"
-	echo
-	echo "vCPU threads: $(pinning "$out/poll.log" $poll_cpus)."
-	echo
-	section poll
-	echo
-	echo "## Hybrid polling: classic, gate, sleep, IRQ"
-	echo
-	echo "vCPU threads: $(pinning "$out/hybrid.log" $hybrid_cpus)."
-	echo
-	section hybrid
-	echo
-	echo "## Scheduler tail latency"
-	echo
-	echo "vCPU threads: $(pinning "$out/lat.log" $lat_cpus)."
-	echo
-	section lat
+	part poll "Polling strategies" $poll_cpus
+	part hybrid "Hybrid polling: classic, gate, sleep, IRQ" $hybrid_cpus
+	part lat "Scheduler tail latency" $lat_cpus
 } >"$report"
 cat "$report"
 echo "bench: report in $report" >&2

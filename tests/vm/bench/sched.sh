@@ -1,11 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Scheduler contention benchmark, run inside the VM by `make bench-sched`
-# (scripts/bench-sched.sh): fio io_uring 4k random reads with batched
-# submission on null_blk, at several job counts, for none, mq-deadline, kyber
-# and split-deadline, interleaved (the order rotates every repeat) and
-# repeated.  Prints one markdown table per job count and the headline ratios
+# Scheduler contention benchmark, run inside the VM by scripts/bench.sh's
+# scheduler part (`make bench`, `make bench-sched`): fio io_uring 4k random
+# reads with batched submission on null_blk, at several job counts, for
+# none, mq-deadline, kyber and split-deadline, interleaved (the order
+# rotates every repeat) and repeated.  Prints one markdown table per job count and the headline ratios
 # split-deadline/none and split-deadline/mq-deadline at the highest job count.
 #
 # Arguments, all optional, KEY=VALUE (lists are comma-separated, since
