@@ -290,12 +290,11 @@ static blk_status_t pdm_send_data(struct pdm_dev *pd,
 		sector_t lsec;
 
 		st = pdm_locate(map, sector, &bdev, &lsec, &reach);
+		reach = min(reach, left);
 		if (unlikely(st)) {
-			reach = min(reach, left);
 			status = st;
 		} else {
-			reach = pdm_fit(top, done, min(reach, left), lsec,
-					bdev);
+			reach = pdm_fit(top, done, reach, lsec, bdev);
 			if (remap && reach == left &&
 			    pdm_remap(pd, top, bdev, lsec)) {
 				*remapped = true;

@@ -371,8 +371,8 @@ size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
  * @size: room in @buf
  *
  * A segment line is "<start> <len> <target>" and a letter per leg, if it
- * has legs: P if its queue polls, I if it completes by interrupt only.  The last line is
- * "poll on" or "poll off: <why>".  Return: as pdm_map_format_table().
+ * has legs: P if its queue polls, I if it completes by interrupt only.
+ * The last line is "poll on" or "poll off: <why>".  Return: as pdm_map_format_table().
  */
 size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 			     char *buf, size_t size)
