@@ -25,7 +25,7 @@ for a in "$@"; do
 	esac
 done
 [ ${#revs[@]} -gt 0 ] || { sed -n '4,13p' "$0" >&2; exit 2; }
-kdir=/usr/src/linux-headers-$(guest_kver "$BLKFAST_FLAVOUR")
+kdir=$(guest_kdir "$BLKFAST_FLAVOUR")
 out=$top/build/ab
 stage=$out/extra
 rm -rf "$stage"
@@ -41,7 +41,7 @@ for r in "${revs[@]}"; do
 			git -C "$top" worktree add -f --detach "$src" "$r" \
 				>/dev/null
 		fi
-		# The private headers this tree extracted, not another copy.
+		# This tree's private headers, copied, not extracted again.
 		mkdir -p "$src/build"
 		for k in "$top"/build/kheaders-*; do
 			[ -e "$src/build/$(basename "$k")" ] || cp -r "$k" "$src/build/"

@@ -178,6 +178,16 @@ sched_md() {
 	echo "</details>"
 }
 
+# run_part NAME VM-OPTIONS: one boot of part NAME (tests/vm/bench/NAME.sh)
+# with its GUEST-ARGS, unless --only leaves it out.
+run_part() {
+	local extra
+	want "$1" || return 0
+	mapfile -t extra < <(args_for "$1")
+	run_guest "$1" "$2" "$guest/$1.sh" reps="$reps" secs="$secs" \
+		"${extra[@]}"
+}
+
 if [ $report_only = 0 ]; then
 	# 1. Schedulers: one boot per vCPU count (one run with --host).
 	mapfile -t extra < <(args_for sched)
@@ -195,32 +205,15 @@ if [ $report_only = 0 ]; then
 			"$guest/sched.sh" reps="$reps" secs="$secs" "${extra[@]}"
 	done
 	# 2. Stacked polling: raw, dm-linear, pdm.
-	if want pdm; then
-		mapfile -t extra < <(args_for pdm)
-		run_guest pdm "-c $pdm_cpus -p -t 1200" "$guest/pdm.sh" \
-			reps="$reps" secs="$secs" "${extra[@]}"
-	fi
+	run_part pdm "-c $pdm_cpus -p -t 1200"
 	# 3. Polling strategies: 3 pollers need 3 vCPUs; hybrid needs the
 	# NVMe disk.
-	if want poll; then
-		mapfile -t extra < <(args_for poll)
-		run_guest poll "-c $poll_cpus -p -d 256M -t 1800" \
-			"$guest/poll.sh" reps="$reps" secs="$secs" "${extra[@]}"
-	fi
+	run_part poll "-c $poll_cpus -p -d 256M -t 1800"
 	# 4. Hybrid polling: classic, gate, sleep and IRQ, one job and one
 	# per vCPU.
-	if want hybrid; then
-		mapfile -t extra < <(args_for hybrid)
-		run_guest hybrid "-c $hybrid_cpus -p -d 256M -t 3000" \
-			"$guest/hybrid.sh" reps="$reps" secs="$secs" \
-			"${extra[@]}"
-	fi
+	run_part hybrid "-c $hybrid_cpus -p -d 256M -t 3000"
 	# 5. Scheduler tail latency: several submitting CPUs, QD1-QD4.
-	if want lat; then
-		mapfile -t extra < <(args_for lat)
-		run_guest lat "-c $lat_cpus -p -t 1200" "$guest/lat.sh" \
-			reps="$reps" secs="$secs" "${extra[@]}"
-	fi
+	run_part lat "-c $lat_cpus -p -t 1200"
 fi
 for log in "$out"/sched-*cpu.log; do
 	[ -f "$log" ] || continue
