@@ -23,19 +23,6 @@ for d in la lb lc; do
 done
 run modprobe pdm
 
-# md5_of DEV [SECTOR COUNT]: the md5 of DEV (whole, or COUNT sectors from
-# SECTOR), read with O_DIRECT (past any page cache).
-md5_of() {
-	if [ $# = 1 ]; then
-		dd if="$1" bs=64k iflag=direct status=none | md5sum |
-			cut -d' ' -f1
-	else
-		dd if="$1" bs=64k iflag=direct,skip_bytes,count_bytes \
-			skip=$(($2 * 512)) count=$(($3 * 512)) status=none |
-			md5sum | cut -d' ' -f1
-	fi
-}
-
 # scribble DEV SEED: a random pattern over all of DEV, then random
 # O_DIRECT writes of random sizes over it.
 scribble() {

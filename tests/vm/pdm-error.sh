@@ -47,11 +47,6 @@ dd_at() {
 			seek=$(($2 * 512)) status=none
 	fi
 }
-# md5_at DEV SECTOR COUNT: md5 of COUNT sectors from SECTOR.
-md5_at() {
-	dd if="$1" bs=512 count="$3" skip="$2" iflag=direct status=none |
-		md5sum | cut -d' ' -f1
-}
 
 for dev in "$pdm" "$dm"; do
 	name=$(basename "$dev")
@@ -86,16 +81,16 @@ for dev in "$pdm" "$dm"; do
 done
 expect_eq "io_poll: pdm" 1 "$(cat /sys/block/pdm0/queue/io_poll)"
 expect_eq "lower data before the error segment (pdm, dm)" \
-	"$(md5_at /dev/nullb1 2040 8)" "$(md5_at /dev/nullb0 2040 8)"
+	"$(md5_of /dev/nullb1 2040 8)" "$(md5_of /dev/nullb0 2040 8)"
 expect_eq "lower data after the error segment (pdm, dm)" \
-	"$(md5_at /dev/nullb1 2048 8)" "$(md5_at /dev/nullb0 2048 8)"
+	"$(md5_of /dev/nullb1 2048 8)" "$(md5_of /dev/nullb0 2048 8)"
 # Both spanning writes reached their linear parts, on dm as on pdm.
 expect_eq "linear part of the write into the error segment" \
 	"$(head -c 4096 /tmp/pat | md5sum | cut -d' ' -f1)" \
-	"$(md5_at /dev/nullb0 2040 8)"
+	"$(md5_of /dev/nullb0 2040 8)"
 expect_eq "linear part of the write out of the error segment" \
 	"$(tail -c 4096 /tmp/pat | md5sum | cut -d' ' -f1)" \
-	"$(md5_at /dev/nullb0 2048 8)"
+	"$(md5_of /dev/nullb0 2048 8)"
 run pdmsetup remove err
 run dmsetup remove err
 expect_eq "nullb0 holders after remove" "" "$(ls /sys/block/nullb0/holders)"

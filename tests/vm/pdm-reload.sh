@@ -31,14 +31,6 @@ stat_of() {
 
 # ---- a swap moves the I/O where the new table says ------------------------
 
-# md5_of DEV SECTOR COUNT: the md5 of COUNT sectors of DEV from SECTOR,
-# read with O_DIRECT (past any page cache).
-md5_of() {
-	dd if="$1" bs=64k iflag=direct,skip_bytes,count_bytes \
-		skip=$(($2 * 512)) count=$(($3 * 512)) status=none |
-		md5sum | cut -d' ' -f1
-}
-
 # put FILE: write FILE at the start of the pdm device, O_DIRECT.
 put() {
 	dd if="$1" of=/dev/pdm0 bs=64k oflag=direct conv=notrunc status=none ||

@@ -148,6 +148,19 @@ probe_sum_stop() {
 	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
 }
 
+# md5_of DEV [SECTOR COUNT]: the md5 of DEV (whole, or COUNT sectors from
+# SECTOR), read with O_DIRECT (past any page cache).
+md5_of() {
+	if [ $# = 1 ]; then
+		dd if="$1" bs=64k iflag=direct status=none | md5sum |
+			cut -d' ' -f1
+	else
+		dd if="$1" bs=64k iflag=direct,skip_bytes,count_bytes \
+			skip=$(($2 * 512)) count=$(($3 * 512)) status=none |
+			md5sum | cut -d' ' -f1
+	fi
+}
+
 # nullb_load ARGS...: (re)load null_blk with ARGS.
 nullb_load() {
 	modprobe -r null_blk 2>/dev/null || true
