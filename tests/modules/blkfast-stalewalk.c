@@ -27,14 +27,18 @@
  * before its clone did.
  *
  *   rounds  write N: N rounds; a lost bio stops them (ETIMEDOUT)
- *   result  "rounds N held N recycled N early N errors N": rounds run; in
- *           how many W was held; in how many W's io had become B's new,
- *           unpublished one (what the test is for); unpolled reads that
- *           ended too soon; reads that failed
+ *   result  "rounds N held N recycled N early N errors N kfence N":
+ *           rounds run; in how many W was held; in how many W's io had
+ *           become B's new, unpublished one (what the test is for);
+ *           unpolled reads that ended too soon; reads that failed; held
+ *           ios that KFENCE had placed (it frees them after a grace
+ *           period, so they are not recycled at once: the test boots
+ *           with KFENCE off)
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/completion.h>
+#include <linux/kfence.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -68,7 +72,7 @@ static struct {
 	struct task_struct *w_task;	/* the probe holds this task only */
 	bool held;			/* W is in the probe */
 	bool release;			/* W may go on */
-	unsigned long rounds, held_rounds, recycled, early, errors;
+	unsigned long rounds, held_rounds, recycled, early, errors, kfence;
 } sw;
 
 static int stale_pre(struct kprobe *kp, struct pt_regs *regs)
@@ -79,6 +83,9 @@ static int stale_pre(struct kprobe *kp, struct pt_regs *regs)
 	if (current != READ_ONCE(sw.w_task))
 		return 0;
 	WRITE_ONCE(sw.held, true);
+	/* KFENCE frees a SLAB_TYPESAFE_BY_RCU object after a grace period. */
+	if (is_kfence_address(io))
+		sw.kfence++;
 	while (!READ_ONCE(sw.release) && ktime_get_ns() < end)
 		cpu_relax();
 	/* The bio slab is SLAB_TYPESAFE_BY_RCU: @io is some pdm_io still. */
@@ -202,9 +209,9 @@ static int stale_result_get(char *buf, const struct kernel_param *kp)
 
 	mutex_lock(&stale_mutex);
 	n = sysfs_emit(buf,
-		       "rounds %lu held %lu recycled %lu early %lu errors %lu\n",
+		       "rounds %lu held %lu recycled %lu early %lu errors %lu kfence %lu\n",
 		       sw.rounds, sw.held_rounds, sw.recycled, sw.early,
-		       sw.errors);
+		       sw.errors, sw.kfence);
 	mutex_unlock(&stale_mutex);
 	return n;
 }
