@@ -8,6 +8,11 @@
 # the caller.
 
 declare -A BENCH_IOPS BENCH_CPU BENCH_USR BENCH_SYS BENCH_EXTRA
+# Every run is seconds long: one still going after 5 minutes lost an I/O,
+# and fio_run dumps the block layer's state and fails the part, rather
+# than leave the guest waiting for its boot's timeout (over an hour for
+# the scheduler part).
+FIO_WATCHDOG_S=${FIO_WATCHDOG_S:-300}
 
 # bench_args ARGS...: a guest script's KEY=VALUE arguments, reps= and
 # secs=, into REPS (default 5) and SECS (default 2); anything else fails.

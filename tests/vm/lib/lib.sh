@@ -93,12 +93,35 @@ expect_fail() {
 # fio_run NAME FIO-ARGS...: run fio, fail on a non-zero exit or any I/O or
 # verify error, and leave the terse (v3) summary in $FIO_TERSE.  Fields
 # (1-based): 5 error, 6 read KiB, 8 read IOPS, 47 write KiB, 49 write IOPS.
+#
+# With FIO_WATCHDOG_S set (the benchmarks set it), a run still going after
+# that many seconds is taken for an I/O that never ended: the block
+# layer's state is dumped (io_hang_dump) and the run fails, instead of
+# the guest waiting for its boot's timeout.  (io_uring waits
+# interruptibly, so the kernel's hung task check never reports it.)
 fio_run() {
-	local name=$1 out
+	local name=$1 out pid rc=0 t=0
 	shift
 	out=/tmp/fio-$name.out
-	if ! fio --name="$name" --output-format=terse --terse-version=3 \
-		--group_reporting "$@" >"$out" 2>&1; then
+	set -- --name="$name" --output-format=terse --terse-version=3 \
+		--group_reporting "$@"
+	if [ -z "${FIO_WATCHDOG_S:-}" ]; then
+		fio "$@" >"$out" 2>&1 || rc=$?
+	else
+		fio "$@" >"$out" 2>&1 &
+		pid=$!
+		while kill -0 $pid 2>/dev/null; do
+			if [ $t -ge $((FIO_WATCHDOG_S * 10)) ]; then
+				io_hang_dump
+				kill -KILL $pid 2>/dev/null || true
+				fail "fio $name: still running after ${FIO_WATCHDOG_S}s (an I/O that never ended?)"
+			fi
+			sleep 0.1
+			t=$((t + 1))
+		done
+		wait $pid || rc=$?
+	fi
+	if [ $rc != 0 ]; then
 		cat "$out"
 		fail "fio $name exited with an error"
 	fi
@@ -107,6 +130,25 @@ fio_run() {
 	local err
 	err=$(fio_field 5)
 	[ "$err" = 0 ] || { cat "$out"; fail "fio $name: error $err"; }
+}
+
+# io_hang_dump: what a request that never ended left behind: every
+# block device's hardware queues (state, requests waiting for dispatch,
+# tags in use) and scheduler (debugfs), the blocked tasks and every CPU's
+# stack (sysrq w and l, into the kernel log), and the kernel log's end.
+io_hang_dump() {
+	local f
+	echo "=== io_hang_dump"
+	for f in "$DEBUGFS"/block/*/hctx*/{state,dispatch,busy,tags,sched_tags} \
+		"$DEBUGFS"/block/*/sched/*; do
+		[ -f "$f" ] || continue
+		echo "--- $f"
+		head -c 2000 "$f" 2>&1 || true
+	done
+	echo w >/proc/sysrq-trigger 2>/dev/null || true
+	echo l >/proc/sysrq-trigger 2>/dev/null || true
+	dmesg | tail -n 300
+	echo "=== io_hang_dump end"
 }
 
 fio_field() {
