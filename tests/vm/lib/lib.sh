@@ -100,7 +100,7 @@ expect_fail() {
 # the guest waiting for its boot's timeout.  (io_uring waits
 # interruptibly, so the kernel's hung task check never reports it.)
 fio_run() {
-	local name=$1 out pid rc=0 t=0
+	local name=$1 out pid dog ended rc=0
 	shift
 	out=/tmp/fio-$name.out
 	set -- --name="$name" --output-format=terse --terse-version=3 \
@@ -110,16 +110,17 @@ fio_run() {
 	else
 		fio "$@" >"$out" 2>&1 &
 		pid=$!
-		while kill -0 $pid 2>/dev/null; do
-			if [ $t -ge $((FIO_WATCHDOG_S * 10)) ]; then
-				io_hang_dump
-				kill -KILL $pid 2>/dev/null || true
-				fail "fio $name: still running after ${FIO_WATCHDOG_S}s (an I/O that never ended?)"
-			fi
-			sleep 0.1
-			t=$((t + 1))
-		done
-		wait $pid || rc=$?
+		# One sleeper, not a polling loop: nothing runs beside fio.
+		sleep "$FIO_WATCHDOG_S" &
+		dog=$!
+		wait -n -p ended $pid $dog || rc=$?
+		if [ "$ended" = "$dog" ]; then
+			io_hang_dump
+			kill -KILL $pid 2>/dev/null || true
+			fail "fio $name: still running after ${FIO_WATCHDOG_S}s (an I/O that never ended?)"
+		fi
+		kill $dog 2>/dev/null || true
+		wait $dog 2>/dev/null || true
 	fi
 	if [ $rc != 0 ]; then
 		cat "$out"
