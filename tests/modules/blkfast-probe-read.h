@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What blkfast-window and blkfast-tick share (test-only, never installed):
- * one 4k RT read of a disk, submitted plugged so that its submitter runs
- * the queue itself, and timed to its end; a hook on a scheduler function
- * at its entry or its return; and the "probes" parameter's loop.  Each
- * module holds one struct probe_read and makes one probe at a time.
+ * What blkfast-window, blkfast-tick and blkfast-zonewin share (test-only,
+ * never installed): one 4k RT read of a disk, submitted plugged so that its
+ * submitter runs the queue itself, and timed to its end (window, tick); a
+ * hook on a scheduler function at its entry or its return, and on its idle
+ * passes (window, zonewin); and the "probes" parameter's loop.  Each
+ * module makes one probe at a time.
  */
 #ifndef BLKFAST_PROBE_READ_H
 #define BLKFAST_PROBE_READ_H
@@ -110,6 +111,7 @@ struct probe_at {
 	struct kprobe kp;
 	struct kretprobe krp;
 	bool at_return;
+	void (*idle)(void);	/* probe_at_register_idle()'s hook */
 };
 
 static inline int probe_at_register(struct probe_at *pa, const char *symbol,
@@ -128,6 +130,37 @@ static inline int probe_at_register(struct probe_at *pa, const char *symbol,
 	pa->kp.symbol_name = symbol;
 	pa->kp.pre_handler = pre;
 	return register_kprobe(&pa->kp);
+}
+
+/*
+ * A scheduler's idle dispatch pass, as the two window modules hold it:
+ * split-deadline's sd_release_dispatch() at its entry (its third argument
+ * says the pass found nothing), mq-deadline's dd_dispatch_request() at its
+ * return (NULL).
+ */
+static inline int probe_at_idle_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	if ((u8)regs_get_kernel_argument(regs, 2))
+		container_of(kp, struct probe_at, kp)->idle();
+	return 0;
+}
+
+static inline int probe_at_idle_ret(struct kretprobe_instance *ri,
+				    struct pt_regs *regs)
+{
+	if (!regs_return_value(regs))
+		container_of(get_kretprobe(ri), struct probe_at, krp)->idle();
+	return 0;
+}
+
+/* Call @idle in every idle pass of @symbol, hooked @at its entry or return. */
+static inline int probe_at_register_idle(struct probe_at *pa,
+					 const char *symbol, const char *at,
+					 void (*idle)(void))
+{
+	pa->idle = idle;
+	return probe_at_register(pa, symbol, at, probe_at_idle_pre,
+				 probe_at_idle_ret);
 }
 
 static inline void probe_at_unregister(struct probe_at *pa)

@@ -94,20 +94,6 @@ static void window_hold(void)
 		window_in_window++;
 }
 
-static int window_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	if ((u8)regs_get_kernel_argument(regs, 2))
-		window_hold();
-	return 0;
-}
-
-static int window_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	if (!regs_return_value(regs))
-		window_hold();
-	return 0;
-}
-
 static struct probe_at window_at;
 
 static int window_probe_one(unsigned int i)
@@ -171,7 +157,7 @@ static int __init window_init(void)
 	if (ret)
 		return ret;
 	INIT_WORK(&window_work, window_submit);
-	ret = probe_at_register(&window_at, symbol, at, window_pre, window_ret);
+	ret = probe_at_register_idle(&window_at, symbol, at, window_hold);
 	if (ret) {
 		pr_err("blkfast-window: cannot probe %s at %s: %d\n", symbol,
 		       at, ret);

@@ -177,20 +177,6 @@ static void zw_hold(void)
 	zw_spin_until(zw_w2_issued, min(ktime_get_ns() + ZW_AFTER_NS, end));
 }
 
-static int zw_hold_pre(struct kprobe *kp, struct pt_regs *regs)
-{
-	if ((u8)regs_get_kernel_argument(regs, 2))
-		zw_hold();
-	return 0;
-}
-
-static int zw_hold_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	if (!regs_return_value(regs))
-		zw_hold();
-	return 0;
-}
-
 /* Another task's run entered the dispatch function after W1 ended. */
 static int zw_entry_pre(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -325,7 +311,7 @@ static int __init zw_init(void)
 	ret = register_kprobe(&zw_entry_kp);
 	if (ret)
 		goto out_issue;
-	ret = probe_at_register(&zw_at, hold, at, zw_hold_pre, zw_hold_ret);
+	ret = probe_at_register_idle(&zw_at, hold, at, zw_hold);
 	if (ret)
 		goto out_entry;
 	return 0;
