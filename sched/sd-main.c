@@ -128,11 +128,26 @@ static void sd_del_rq_rb(struct sd_per_prio *pp, struct request *rq)
 	elv_rb_del(sd_rb_root(pp, rq), rq);
 }
 
-/* Take @rq off the sort tree, FIFO and merge hash.  sd->lock held. */
+/* One more or one less request on the lists.  sd->lock held. */
+static void sd_held_add(struct sdl_data *sd, int n)
+{
+	lockdep_assert_held(&sd->lock);
+	WRITE_ONCE(sd->nr_held, sd->nr_held + n);
+}
+
+/*
+ * Take @rq off the sort tree, FIFO and merge hash (an insert merge may
+ * pass a request that is on none of them).  sd->lock held.
+ */
 static void sd_remove_request(struct request_queue *q, struct sd_per_prio *pp,
 			      struct request *rq)
 {
-	list_del_init(&rq->queuelist);
+	struct sdl_data *sd = q->elevator->elevator_data;
+
+	if (!list_empty(&rq->queuelist)) {
+		list_del_init(&rq->queuelist);
+		sd_held_add(sd, -1);
+	}
 	/* An insert merge may find rq before it reached the tree. */
 	if (!RB_EMPTY_NODE(&rq->rb_node))
 		sd_del_rq_rb(pp, rq);
@@ -196,6 +211,7 @@ static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
 	/* As mq-deadline: blktrace shows the insert, staged or not. */
 	trace_block_rq_insert(rq);
 
+	sd_held_add(sd, 1);
 	if (at_head) {
 		list_add(&rq->queuelist, &pp->dispatch);
 		rq->fifo_time = jiffies;
@@ -410,11 +426,14 @@ static bool sd_sorted(struct sdl_data *sd, enum sd_dir dir)
 	return false;
 }
 
-/* Could a bio merge at all: is any request sorted or staged? */
+/*
+ * Could a bio merge at all: is any request held or staged?  (Requests on
+ * the dispatch lists count too; they are rare, and the locked lookup
+ * skips them.)  Racy as sd_sorted().
+ */
 static bool sd_may_merge(struct sdl_data *sd)
 {
-	return !llist_empty(&sd->staged) || sd_sorted(sd, SD_READ) ||
-	       sd_sorted(sd, SD_WRITE);
+	return READ_ONCE(sd->nr_held) || !llist_empty(&sd->staged);
 }
 
 static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
@@ -564,6 +583,7 @@ static struct request *sd_dispatch_prio(struct sdl_data *sd,
 		if (sd_started_after(sd, rq, latest_start))
 			return NULL;
 		list_del_init(&rq->queuelist);
+		sd_held_add(sd, -1);
 		goto done;
 	}
 
@@ -628,18 +648,6 @@ static struct request *sd_dispatch_aged(struct sdl_data *sd, unsigned long now)
 			return rq;
 	}
 	return NULL;
-}
-
-static bool sd_has_queued_work(struct sdl_data *sd)
-{
-	enum sd_prio prio;
-
-	if (sd_may_merge(sd) || !llist_empty(&sd->staged_head))
-		return true;
-	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
-		if (!list_empty_careful(&sd->per_prio[prio].dispatch))
-			return true;
-	return false;
 }
 
 /*
@@ -740,8 +748,10 @@ again:
 	gen = sd_wake_gen(sd);
 	/* Then the zone write locks: see sd_finish_request(). */
 	smp_rmb();
-	rq = sd_dispatch_aged(sd, now);
-	if (!rq) {
+	/* Nothing held (after the drain): nothing any policy could pick. */
+	if (sd->nr_held)
+		rq = sd_dispatch_aged(sd, now);
+	if (!rq && sd->nr_held) {
 		/* Lower priorities wait while a higher one has requests. */
 		for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
 			rq = sd_dispatch_prio(sd, &sd->per_prio[prio], now);
@@ -762,7 +772,7 @@ static bool sd_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct sdl_data *sd = hctx->queue->elevator->elevator_data;
 
-	return sd_has_queued_work(sd);
+	return sd_may_merge(sd) || !llist_empty(&sd->staged_head);
 }
 
 static bool sd_has_write_work(struct sdl_data *sd)
@@ -897,7 +907,7 @@ static void sd_exit_sched(struct elevator_queue *e)
 	enum sd_prio prio;
 
 	WARN_ON_ONCE(!llist_empty(&sd->staged) ||
-		     !llist_empty(&sd->staged_head));
+		     !llist_empty(&sd->staged_head) || sd->nr_held);
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
 		struct sd_per_prio *pp = &sd->per_prio[prio];
 		const struct sd_stats *st = &pp->stats;

@@ -106,6 +106,13 @@ struct sdl_data {
 	unsigned int batching;		/* sd->lock */
 	unsigned int starved;		/* sd->lock */
 	/*
+	 * Requests on the FIFOs and dispatch lists, staged ones excluded:
+	 * written under sd->lock, read without it (WRITE_ONCE/READ_ONCE) by
+	 * has_work and the bio-merge shortcut, where one load replaces a
+	 * look at every list.
+	 */
+	unsigned int nr_held;
+	/*
 	 * Bumped by every direct insert and every drain, under sd->lock; the
 	 * dispatcher reads it under sd->lock and again after it has dropped
 	 * SD_DISPATCHING, to see an insert whose queue run found the flag
