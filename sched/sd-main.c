@@ -651,6 +651,28 @@ static struct request *sd_dispatch_aged(struct sdl_data *sd, unsigned long now)
 }
 
 /*
+ * The request to dispatch now, by mq-deadline's policy: aged lower
+ * priorities first, then the highest priority that has requests (lower
+ * ones wait while a higher one has any, in flight included).  sd->lock
+ * held.
+ */
+static struct request *sd_pick_request(struct sdl_data *sd, unsigned long now)
+{
+	struct request *rq;
+	enum sd_prio prio;
+
+	rq = sd_dispatch_aged(sd, now);
+	if (rq)
+		return rq;
+	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
+		rq = sd_dispatch_prio(sd, &sd->per_prio[prio], now);
+		if (rq || sdl_queued(sd, prio))
+			break;
+	}
+	return rq;
+}
+
+/*
  * What an idle pass must see move to know it missed something: inserts and
  * drains (insert_gen, sd->lock) and zone write unlocks.  Both only grow, so
  * their sum moves whenever either does.
@@ -724,7 +746,6 @@ static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	struct sdl_data *sd = q->elevator->elevator_data;
 	struct request *rq = NULL;
 	unsigned long now, gen;
-	enum sd_prio prio;
 	LIST_HEAD(free);
 	bool missed;
 
@@ -750,15 +771,7 @@ again:
 	smp_rmb();
 	/* Nothing held (after the drain): nothing any policy could pick. */
 	if (sd->nr_held)
-		rq = sd_dispatch_aged(sd, now);
-	if (!rq && sd->nr_held) {
-		/* Lower priorities wait while a higher one has requests. */
-		for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
-			rq = sd_dispatch_prio(sd, &sd->per_prio[prio], now);
-			if (rq || sdl_queued(sd, prio))
-				break;
-		}
-	}
+		rq = sd_pick_request(sd, now);
 	spin_unlock(&sd->lock);
 	missed = sd_release_dispatch(sd, gen, !rq);
 	blk_mq_free_requests(&free);
