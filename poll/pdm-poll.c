@@ -23,8 +23,9 @@
  * poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
  * io_uring never allows sleeping here), so in "gate" the wait is made of
  * early returns; in "sleep" the first bio not due in a pass queues a task
- * work that sleeps until the earliest of them is (pdm-sleep.c), and the
- * wait is made of that sleep, then early returns if it woke too soon.
+ * work that sleeps until the earliest of them is expected to complete
+ * (pdm-sleep.c), and the wait is made of that sleep, then early returns
+ * if it woke too soon.
  * The wait runs from each bio's own issue time, and the expected
  * completion time is learned per device and direction from polled
  * completions (a streaming lower quartile, see pdm_hybrid_next() in
@@ -217,8 +218,16 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 			this_cpu_inc(pd->stats->hybrid_early_returns);
 			if (woke)
 				pdm_sleep_judge(pd, woke, false);
+			/*
+			 * A sleep aims at the expected completion itself, not
+			 * at the gate's 7/8 of it: polling early is for the
+			 * estimate, a lower quartile, which the polls after
+			 * an early wake-up still serve; every eighth spun
+			 * instead of slept is CPU (1 ms device, QD1: 0.24x
+			 * classic's CPU per I/O with 7/8, 0.17x with this).
+			 */
 			if (hybrid == PDM_HYBRID_SLEEP &&
-			    !pdm_sleep(pd, iob, now, due, est))
+			    !pdm_sleep(pd, iob, now, io->start_ns + est, est))
 				this_cpu_inc(pd->stats->hybrid_sleep_refused);
 			return pdm_io_unwalk(io, now);
 		}

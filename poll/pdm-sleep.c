@@ -12,8 +12,8 @@
  * bio whose expected completion is far enough away, queues a task work on
  * current (task_work_add() only links it in: it may be called here) and
  * returns without polling; the work sleeps on an hrtimer until the
- * earliest due time of the bios polled meanwhile, less the learned
- * wake-up lateness and a margin learned from how the sleeps ended
+ * earliest expected completion of the bios polled meanwhile, less the
+ * learned wake-up lateness and a margin learned from how the sleeps ended
  * (pdm_sleep_judge()), and polling resumes after it.
  *
  * At most one sleep is queued per task: a static table of slots hashed by
@@ -59,7 +59,7 @@ struct pdm_sleeper {
 	struct callback_head work;
 	struct pdm_dev *pd;		/* referenced while queued */
 	u64 wake_ns;			/* 0: sleep no more (a bio is due) */
-	u64 due_ns;			/* the earliest due time covered */
+	u64 due_ns;			/* earliest expected completion */
 	bool probe;			/* a probe: the margin said gate */
 	struct task_struct *woken;	/* slept; its next poll_bio judges */
 	bool woken_probe;		/* ... and the sleep was a probe */
@@ -120,11 +120,12 @@ static void pdm_sleep_work(struct callback_head *cb)
  * @pd:  the bio's device, polled by current
  * @iob: poll_bio's completion batch
  * @now: ktime_get_ns(), read by the caller
- * @due: when the bio is due to be polled
+ * @due: when the bio is expected to complete
  * @est: the completion time estimate @due came from
  *
  * A sleep already queued by current is moved earlier if the bio is due
- * sooner, or called off if it is due too soon to sleep at all.
+ * sooner, or called off if it is due too soon to sleep at all.  "Due"
+ * here is the expected completion, later than the gate's due time.
  *
  * Return: true if a sleep queued by current covers the bio; false if the
  * caller should gate, as hybrid "gate" does.
