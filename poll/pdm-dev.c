@@ -353,6 +353,8 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	mutex_unlock(&pdm_ctl_mutex);
 	/* Closed, so any bio still held back has no one waiting for it. */
 	pdm_fail_deferred(pd);
+	/* hybrid_estimate_ns reads the map under the RCU read lock. */
+	synchronize_rcu();
 	/*
 	 * Close the lower devices before del_gendisk: it drops our slaves/
 	 * directory, and without it bd_unlink_disk_holder() would leave the
@@ -460,9 +462,6 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 		pd->inactive = NULL;
 		mutex_unlock(&pdm_ctl_mutex);
 		pdm_map_apply(pd, pd->map);
-		/* Learned from the old table's devices: start again. */
-		WRITE_ONCE(pd->hybrid_ns[0], 0);
-		WRITE_ONCE(pd->hybrid_ns[1], 0);
 	}
 	if (pd->suspended)
 		pdm_dev_unblock(pd);

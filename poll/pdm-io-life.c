@@ -25,7 +25,7 @@
 #include "pdm-hybrid.h"
 
 static void pdm_clone_endio(struct bio *bio);
-static int pdm_io_claim(struct pdm_io *io, u64 now);
+static int pdm_io_claim(struct pdm_io *io);
 static void pdm_io_complete(struct pdm_io *io);
 static struct pdm_clone *pdm_io_first(struct pdm_io *io);
 static void pdm_io_free_clones(struct pdm_io *io);
@@ -66,13 +66,17 @@ struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 	return io;
 }
 
-/* Link @clone into @io, before it is issued; it ends in pdm_clone_endio(). */
-void pdm_io_add(struct pdm_io *io, struct bio *clone)
+/*
+ * Link @clone into @io, before it is issued; it ends in pdm_clone_endio().
+ * @hybrid_ns: its lower device's estimates (pdm_map_estimate()).
+ */
+void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns)
 {
 	struct pdm_clone *pc = container_of(clone, struct pdm_clone, bio);
 
 	pc->io = io;
 	pc->done = false;
+	pc->hybrid_ns = hybrid_ns;
 	if (io->polled) {
 		pc->next = io->clones;
 		io->clones = pc;
@@ -102,7 +106,7 @@ void pdm_io_publish(struct pdm_io *io)
 	smp_wmb();	/* io and bi_private before the marker */
 	WRITE_ONCE(top->bi_opf, top->bi_opf | REQ_DRV);
 	if (atomic_read(&io->remaining) == 1)
-		pdm_io_claim(io, 0);
+		pdm_io_claim(io);
 }
 
 /*
@@ -153,17 +157,17 @@ struct pdm_io *pdm_io_walk(struct bio *bio)
 		return NULL;
 	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
 	    READ_ONCE(io->top) != bio) {
-		pdm_io_unwalk(io, 0);
+		pdm_io_unwalk(io);
 		return NULL;
 	}
 	return io;
 }
 
 /* Drop a walker's reference; claim the top bio if it was the last but one. */
-int pdm_io_unwalk(struct pdm_io *io, u64 now)
+int pdm_io_unwalk(struct pdm_io *io)
 {
 	if (atomic_dec_return(&io->remaining) == 1)
-		return pdm_io_claim(io, now);
+		return pdm_io_claim(io);
 	return 0;
 }
 
@@ -183,8 +187,17 @@ static void pdm_clone_endio(struct bio *bio)
 	 * which only a poll completes.  (bio_poll()'s return value cannot
 	 * count these: blk_mq_poll() returns 1 for any running task.)
 	 */
-	if (polled)
+	if (polled) {
 		this_cpu_inc(io->pd->stats->completions_found);
+		/*
+		 * Hybrid: how long this lower device took, as a poll saw it.
+		 * The map, and so the estimate, outlives every io issued
+		 * through it (a table goes only when none is in flight).
+		 */
+		if (io->start_ns)
+			pdm_hybrid_learn(&pc->hybrid_ns[op_is_write(bio_op(bio))],
+					 ktime_get_ns() - io->start_ns);
+	}
 	WRITE_ONCE(pc->done, true);
 	if (!published) {
 		/* Unlisted: nothing else refers to it (see struct pdm_io). */
@@ -204,7 +217,7 @@ static void pdm_clone_endio(struct bio *bio)
 	 */
 	if (atomic_dec_return(&io->remaining) == 1 && in_task() &&
 	    current == io->owner)
-		pdm_io_claim(io, 0);
+		pdm_io_claim(io);
 }
 
 void pdm_io_put(struct pdm_io *io)
@@ -217,22 +230,18 @@ void pdm_io_put(struct pdm_io *io)
  * pdm_io_claim() - complete a published top bio, if nobody else does
  * @io:  a published io whose count the caller saw drop to 1 (the publish
  *       reference alone)
- * @now: ktime_get_ns() if the caller has read it, else 0
  *
  * Runs in task context only: the top bio may be REQ_ALLOC_CACHE.  Of all
  * the parties that see the count at 1, the cmpxchg picks one.
  *
  * Return: 1 if this call completed the top bio, else 0.
  */
-static int pdm_io_claim(struct pdm_io *io, u64 now)
+static int pdm_io_claim(struct pdm_io *io)
 {
 	struct bio *top = io->top;
 
 	if (atomic_cmpxchg(&io->remaining, 1, 0) != 1)
 		return 0;
-	if (io->start_ns)
-		pdm_hybrid_learn(&io->pd->hybrid_ns[op_is_write(bio_op(top))],
-				 (now ?: ktime_get_ns()) - io->start_ns);
 	top->bi_opf &= ~REQ_DRV;
 	top->bi_private = io->saved_private;
 	pdm_io_complete(io);

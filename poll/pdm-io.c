@@ -163,10 +163,11 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
  * pass exists.  (Clones of a blocking top bio cannot fail to allocate.)
  * Returns false if out of memory.
  */
-static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
-		      struct bio *top, struct block_device *bdev,
-		      unsigned int skip, unsigned int sectors, sector_t lsec,
-		      bool empty_flush, struct bio_list *held)
+static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
+		      struct pdm_io **iop, struct bio *top,
+		      struct block_device *bdev, unsigned int skip,
+		      unsigned int sectors, sector_t lsec, bool empty_flush,
+		      struct bio_list *held)
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct pdm_io *io = *iop;
@@ -182,7 +183,7 @@ static bool pdm_issue(struct pdm_dev *pd, struct pdm_io **iop,
 
 	if (!io)
 		io = *iop = pdm_io_init(clone, pd, top);
-	pdm_io_add(io, clone);
+	pdm_io_add(io, clone, pdm_map_estimate(map, bdev));
 
 	if (!empty_flush) {
 		bio_trim(clone, skip, sectors);
@@ -254,8 +255,8 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 	if (data && map->nr_bdevs <= 1)
 		return true;
 	for (i = 0; i < map->nr_bdevs; i++)
-		if (!pdm_issue(pd, iop, top, map->bdevs[i], 0, 0, 0, true,
-			       held))
+		if (!pdm_issue(pd, map, iop, top, map->bdevs[i], 0, 0, 0,
+			       true, held))
 			return false;
 	/*
 	 * The data goes when the flushes have completed: the submitter's
@@ -300,8 +301,8 @@ static blk_status_t pdm_send_data(struct pdm_dev *pd,
 				*remapped = true;
 				return BLK_STS_OK;
 			}
-			if (!pdm_issue(pd, iop, top, bdev, done, reach, lsec,
-				       false, held))
+			if (!pdm_issue(pd, map, iop, top, bdev, done, reach,
+				       lsec, false, held))
 				return BLK_STS_RESOURCE;
 		}
 		remap = false;

@@ -166,7 +166,8 @@ static int pdm_map_stack(struct pdm_map *map)
 	for (s = 0; s < spec->nr_segs; s++)
 		legs += spec->segs[s].nr_legs;
 	map->bdevs = kcalloc(legs, sizeof(*map->bdevs), GFP_KERNEL);
-	if (!map->bdevs)
+	map->hybrid_ns = kcalloc(legs, sizeof(*map->hybrid_ns), GFP_KERNEL);
+	if (!map->bdevs || !map->hybrid_ns)
 		return -ENOMEM;
 
 	for (s = 0; s < spec->nr_segs; s++) {
@@ -264,6 +265,25 @@ fail:
 	return ERR_PTR(ret);
 }
 
+/**
+ * pdm_map_estimate() - where hybrid polling learns @bdev's completion time
+ * @map:  a map
+ * @bdev: one of its lower devices
+ *
+ * Return: the two estimates (read, write) of @bdev in @map.
+ */
+u64 *pdm_map_estimate(const struct pdm_map *map, struct block_device *bdev)
+{
+	u32 i;
+
+	for (i = 0; i < map->nr_bdevs; i++)
+		if (map->bdevs[i] == bdev)
+			return map->hybrid_ns[i];
+	/* Every clone goes to one of the map's devices. */
+	WARN_ON_ONCE(1);
+	return map->hybrid_ns[0];
+}
+
 /** pdm_map_free() - close a map's lower devices and free it (NULL is ok) */
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 {
@@ -276,6 +296,7 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 			pdm_leg_close(pd, &map->spec.segs[s].legs[l]);
 	pdm_table_spec_free(&map->spec);
 	kfree(map->bdevs);
+	kfree(map->hybrid_ns);
 	kvfree(map->text);
 	kfree(map);
 }

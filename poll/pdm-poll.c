@@ -165,6 +165,22 @@ static unsigned int pdm_pending(struct pdm_io *io)
 	return n;
 }
 
+/*
+ * The completion time expected of @io: the shortest of its pending
+ * clones' lower devices' estimates for direction @dir, so that no clone
+ * waits past its own device's time; 0 where one has none yet.
+ */
+static u64 pdm_io_estimate(struct pdm_io *io, int dir)
+{
+	u64 est = U64_MAX;
+	struct pdm_clone *pc;
+
+	for (pc = io->clones; pc; pc = pc->next)
+		if (!READ_ONCE(pc->done))
+			est = min(est, READ_ONCE(pc->hybrid_ns[dir]));
+	return est == U64_MAX ? 0 : est;
+}
+
 /**
  * pdm_poll_bio() - the block_device_operations.poll_bio of pdm devices
  * @bio:   the top bio; may be stale or recycled
@@ -210,7 +226,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		woke = pdm_sleep_woke();
 	pending = pdm_pending(io);
 	if (pending && io->start_ns && hybrid) {
-		u64 est = READ_ONCE(pd->hybrid_ns[op_is_write(bio_op(bio))]);
+		u64 est = pdm_io_estimate(io, op_is_write(bio_op(bio)));
 		u64 due = io->start_ns + pdm_hybrid_wait(est);
 
 		now = ktime_get_ns();
@@ -229,7 +245,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 			if (hybrid == PDM_HYBRID_SLEEP &&
 			    !pdm_sleep(pd, iob, now, io->start_ns + est, est))
 				this_cpu_inc(pd->stats->hybrid_sleep_refused);
-			return pdm_io_unwalk(io, now);
+			return pdm_io_unwalk(io);
 		}
 	}
 
@@ -248,7 +264,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	if (skips)
 		this_cpu_add(pd->stats->trylock_skips, skips);
 	pending -= pdm_pending(io);
-	ret = pending + pdm_io_unwalk(io, now);
+	ret = pending + pdm_io_unwalk(io);
 	/*
 	 * The first poll of a pass, io_do_iopoll()'s batch still empty: a
 	 * lower completion it reaped went either there or to a clone.

@@ -10,6 +10,7 @@
 #include <linux/kstrtox.h>
 #include <linux/string.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sysfs.h>
 
 #include "pdm.h"
@@ -130,17 +131,29 @@ static ssize_t hybrid_store(struct device *dev, struct device_attribute *attr,
 static DEVICE_ATTR_RW(hybrid);
 
 /*
- * The learned completion time, a lower quartile (pdm-hybrid.h):
- * "<read ns> <write ns>".
+ * The learned completion times, lower quartiles (pdm-hybrid.h), a line
+ * per lower device of the live table: "<read ns> <write ns> <maj:min>".
+ * The map goes after a grace period (pdm_dev_resume(), pdm_dev_remove()).
  */
 static ssize_t hybrid_estimate_ns_show(struct device *dev,
 				       struct device_attribute *attr,
 				       char *buf)
 {
 	struct pdm_dev *pd = pdm_from_dev(dev);
+	const struct pdm_map *map;
+	int len = 0;
+	u32 i;
 
-	return sysfs_emit(buf, "%llu %llu\n", READ_ONCE(pd->hybrid_ns[0]),
-			  READ_ONCE(pd->hybrid_ns[1]));
+	rcu_read_lock();
+	map = READ_ONCE(pd->map);
+	for (i = 0; map && i < map->nr_bdevs; i++)
+		len += sysfs_emit_at(buf, len, "%llu %llu %u:%u\n",
+				     READ_ONCE(map->hybrid_ns[i][0]),
+				     READ_ONCE(map->hybrid_ns[i][1]),
+				     MAJOR(map->bdevs[i]->bd_dev),
+				     MINOR(map->bdevs[i]->bd_dev));
+	rcu_read_unlock();
+	return len;
 }
 static DEVICE_ATTR_RO(hybrid_estimate_ns);
 

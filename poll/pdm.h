@@ -37,6 +37,14 @@ struct pdm_map {
 	char nopoll_why[64];		/* why poll is false */
 	struct block_device **bdevs;	/* distinct lower devices, for flush */
 	u32 nr_bdevs;
+	/*
+	 * Hybrid polling's learned completion time per bdevs[] entry and
+	 * direction (0 read, 1 write), a lower quartile (pdm-hybrid.h): a
+	 * table over a slow and a fast device waits for each as it is.
+	 * Pollers update it without a lock (a lost update loses one
+	 * sample); a new table starts from zero.
+	 */
+	u64 (*hybrid_ns)[2];
 };
 
 /* Hot-path counters, per CPU and summed only when sysfs reads them. */
@@ -156,10 +164,8 @@ struct pdm_dev {
 
 	/*
 	 * Polling policy (pdm-poll.c), set through sysfs at any time and
-	 * read once per poll_bio call.  hybrid_ns is the learned completion
-	 * time, a lower quartile (pdm-hybrid.h), per direction (0 read,
-	 * 1 write); pollers update it without a lock, and a lost update only
-	 * loses one sample; a new table starts them again.
+	 * read once per poll_bio call.  The learned completion times are the
+	 * map's, per lower device (struct pdm_map).
 	 * hybrid_wake_late_ns is how late hybrid sleeps wake, learned by
 	 * their task works (pdm-sleep.c) likewise (the stats' hybrid_late_ns
 	 * sums the lateness of the late ones instead), and hybrid_extra_ns
@@ -167,7 +173,6 @@ struct pdm_dev {
 	 */
 	int poll_mode;			/* enum pdm_poll_mode */
 	int hybrid;			/* enum pdm_hybrid_mode */
-	u64 hybrid_ns[2];
 	u64 hybrid_wake_late_ns;
 	u64 hybrid_extra_ns;		/* margin from the sleeps' verdicts */
 	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
@@ -229,6 +234,7 @@ struct pdm_clone {
 	struct pdm_io *io;
 	struct pdm_clone *next;		/* in io->clones */
 	bool done;			/* end_io ran */
+	u64 *hybrid_ns;			/* its lower device's, in the map */
 	struct bio bio;			/* last: the bioset's front pad ends here */
 };
 
@@ -288,6 +294,7 @@ size_t pdm_dev_list(void *out, size_t room);
 struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 			      char *err);
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map);
+u64 *pdm_map_estimate(const struct pdm_map *map, struct block_device *bdev);
 void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
 size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 			    size_t size);
@@ -301,12 +308,12 @@ void pdm_requeue_work(struct work_struct *work);
 /* pdm-io-life.c */
 struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 			   struct bio *top);
-void pdm_io_add(struct pdm_io *io, struct bio *clone);
+void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns);
 void pdm_io_publish(struct pdm_io *io);
 void pdm_io_free_held(struct pdm_io *io, struct bio_list *held);
 void pdm_io_put(struct pdm_io *io);
 struct pdm_io *pdm_io_walk(struct bio *bio);
-int pdm_io_unwalk(struct pdm_io *io, u64 now);
+int pdm_io_unwalk(struct pdm_io *io);
 
 /* pdm-remap.c */
 extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */

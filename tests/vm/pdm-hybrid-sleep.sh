@@ -107,7 +107,7 @@ for table in "linear:0 $sz linear /dev/slowpoll0 0" \
 		judged=$(( $(stat_of hybrid_sleep_ready) - r0 +
 			   $(stat_of hybrid_sleep_early) - e0 ))
 		if [ "$hybrid" = sleep ]; then
-			note "$name: $sleeps sleeps, $judged judged; totals: refused $(stat_of hybrid_sleep_refused), early returns $(stat_of hybrid_early_returns), estimates $(stat_of hybrid_estimate_ns), lateness $(stat_of hybrid_wake_late_ns) ns, late $(stat_of hybrid_late_wakeups) by $(stat_of hybrid_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
+			note "$name: $sleeps sleeps, $judged judged; totals: refused $(stat_of hybrid_sleep_refused), early returns $(stat_of hybrid_early_returns), estimates $(stat_of hybrid_estimate_ns | tr "\n" ";"), lateness $(stat_of hybrid_wake_late_ns) ns, late $(stat_of hybrid_late_wakeups) by $(stat_of hybrid_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
 			expect_ge "$name: sleeps" 100 "$sleeps"
 			# Each sleep judged by its task's next poll, but for
 			# those whose verdict another task's overwrote.

@@ -76,7 +76,7 @@ for mode in tracked sweep sweep_wait direct; do
 		fi
 	done
 done
-read -r est_r est_w <$sys/hybrid_estimate_ns
+read -r est_r est_w _ <$sys/hybrid_estimate_ns
 expect_ge "hybrid read estimate (ns)" 1000 "$est_r"
 expect_ge "hybrid write estimate (ns)" 1000 "$est_w"
 note "hybrid estimates: read ${est_r} ns, write ${est_w} ns"

@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -t 600
+# debug-tier: full the per-device estimates are learned and read in the core under pdm-hybrid-sleep; this adds the timing
+# pdm's hybrid estimates are per lower device: a table over a slow device
+# (slowpoll, 1 ms) and a fast one (null_blk's poll queue) waits for each
+# as it is.  One estimate for the whole pdm device settles at the fast
+# device's time (a lower quartile of both), and a read of the slow one
+# then waits an eighth of that and polls for the rest: sleep saved
+# nothing on such a table (0.98x classic's CPU per I/O, 0.16x on the slow
+# device alone, in one boot).  Asserted, QD1 random reads over both:
+#  1. hybrid_estimate_ns has a line per lower device, the slow one's read
+#     estimate at least 0.9x its service time, the fast one's under half
+#     the slow one's (one shared estimate would make them equal; the
+#     debug kernel's null_blk poll path takes some 290 us, a quarter would
+#     be too close);
+#  2. sleep's slept time, per read, is at least a tenth of the service
+#     time (half of the reads go to the slow device, and sleep through
+#     most of it);
+#  3. off the debug kernel, whose checks distort timing: the polling
+#     thread's CPU per I/O in sleep is below 0.6x classic's, in the same
+#     boot;
+#  4. crc32c verify through sleep, over both devices.
+. "$(dirname "$0")/lib/lib.sh"
+
+svc=1000
+run modprobe blkfast-slowpoll service_us=$svc size_mb=64 data=1
+wait_for_block slowpoll0
+nullb_load queue_mode=2 submit_queues=1 poll_queues=1 gb=1 memory_backed=1
+nullb_prefill /dev/nullb0
+run modprobe pdm
+sys=/sys/block/pdm0/pdm
+sz=$(cat /sys/block/slowpoll0/size)
+run pdmsetup create mix --table "$(printf '0 %s linear /dev/slowpoll0 0\n%s %s linear /dev/nullb0 0' "$sz" "$sz" "$sz")" >/dev/null
+
+reads() {
+	echo "$2" >$sys/hybrid
+	fio_run "$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --rw=randread --bs=4k --iodepth=1 --number_ios=1000 \
+		--size=$((2 * sz / 2048))m
+}
+# usr% + sys% of the last run's runtime (ms), per read, in us
+cpu_per_io() {
+	awk -v u="$(fio_field 88)" -v s="$(fio_field 89)" \
+		-v ms="$(fio_field 9)" -v n=1000 'BEGIN {
+			sub(/%/, "", u); sub(/%/, "", s)
+			printf "%d\n", (u + s) / 100 * ms * 1000 / n
+		}'
+}
+
+# 1. Learned in gate, which polls as sleep does but never sleeps.
+reads learn gate
+mapfile -t est <$sys/hybrid_estimate_ns
+note "estimates: ${est[*]}"
+expect_eq "estimate lines (lower devices)" 2 "${#est[@]}"
+slow=$(cat /sys/block/slowpoll0/dev) fast=$(cat /sys/block/nullb0/dev)
+es='' ef=''
+for line in "${est[@]}"; do
+	read -r r _ dev <<<"$line"
+	[ "$dev" = "$slow" ] && es=$r
+	[ "$dev" = "$fast" ] && ef=$r
+done
+if [ -z "$es" ] || [ -z "$ef" ]; then
+	fail "no estimate for $slow or $fast"
+fi
+expect_ge "slow device's read estimate (ns)" $((svc * 900)) "$es"
+expect_le "fast device's read estimate (x2)" "$es" $((ef * 2))
+
+# 2, 3.
+debug=0
+on_debug_kernel && debug=1
+c1=0 c2=0
+if [ $debug = 0 ]; then
+	reads classic1 off
+	c1=$(cpu_per_io)
+fi
+s0=$(cat $sys/hybrid_sleeps) t0=$(cat $sys/hybrid_slept_ns)
+reads sleep sleep
+z=$(cpu_per_io)
+sleeps=$(( $(cat $sys/hybrid_sleeps) - s0 ))
+slept=$(( $(cat $sys/hybrid_slept_ns) - t0 ))
+if [ $debug = 0 ]; then
+	reads classic2 off
+	c2=$(cpu_per_io)
+fi
+note "CPU per read (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept / 1000)) us slept"
+expect_ge "slept per read (us, x10)" "$svc" $((slept * 10 / 1000000))
+if [ $debug = 0 ]; then
+	classic=$(( c1 < c2 ? c1 : c2 ))
+	expect_le "sleep's CPU per read (x10) vs classic's (x6)" \
+		$((classic * 6)) $((z * 10))
+fi
+
+# 4.
+echo sleep >$sys/hybrid
+fio_run verify --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --rw=randwrite --bs=4k --iodepth=4 --size=$((2 * sz / 2048))m \
+	--number_ios=400 --verify=crc32c --verify_fatal=1 --do_verify=1
+expect_eq "verify: KiB verified = written" "$(fio_field 47)" "$(fio_field 6)"
+
+run pdmsetup remove mix
+run rmmod pdm
+echo "PASS"
