@@ -26,6 +26,8 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR; "debug" boots the
               debug kernel of scripts/debug-kernel.sh)
   -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
+  -P          with -p, also pin QEMU's other threads (main loop, I/O
+              workers) to the last host CPU (scripts/pin-vcpus.sh says why)
   -x DIR      copy DIR into the guest as /blkfast/extra (e.g. other builds
               of a module, for scripts/bench-pdm-ab.sh)
 SCRIPT runs in the guest with ARGS.  /blkfast holds tests/vm/ and
@@ -42,9 +44,10 @@ USAGE
 }
 
 cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
+pin_others=''
 flavour=$BLKFAST_FLAVOUR
 disks=()
-while getopts "c:m:a:d:q:l:t:f:x:ph" opt; do
+while getopts "c:m:a:d:q:l:t:f:x:pPh" opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -55,6 +58,7 @@ while getopts "c:m:a:d:q:l:t:f:x:ph" opt; do
 	t) timeout_s=$OPTARG ;;
 	f) flavour=$OPTARG ;;
 	p) pin=1 ;;
+	P) pin_others=$(($(nproc) - 1)) ;;
 	x) extra=$OPTARG ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
@@ -204,7 +208,7 @@ start=$(date +%s.%N)
 qpid=$!
 if [ "$pin" = 1 ]; then
 	# Say whether the pinning took: scripts/bench.sh reports it per table.
-	if why=$("$here/pin-vcpus.sh" "$qpid" "$cpus" 2>&1); then
+	if why=$("$here/pin-vcpus.sh" "$qpid" "$cpus" ${pin_others:+"$pin_others"} 2>&1); then
 		echo "vm.sh: pinned $cpus vCPUs${why:+ ($why)}" >&2
 	else
 		why=${why:-pin-vcpus.sh failed, saying nothing}
