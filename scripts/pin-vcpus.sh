@@ -6,12 +6,13 @@
 #   scripts/pin-vcpus.sh QEMU_PID NR_VCPUS [OTHERS_CPU]
 # With OTHERS_CPU, QEMU's other threads go to that host CPU: the main loop
 # (emulated devices, guest timers) and the I/O workers it starts later,
-# which inherit its mask.  Left free, the main loop follows whichever
-# vCPU's host CPU is idle, and stays there when that vCPU wakes up and
-# spins: the two then share one host CPU in scheduler slices of
-# milliseconds, and an emulated NVMe read waits for the slice.  A guest
-# whose polling thread sleeps between reads (pdm hybrid "sleep") lost
-# 0.30 of its IOPS to that on a table over slowpoll and QEMU's NVMe.
+# which inherit its mask.  A guest whose polling thread sleeps between
+# reads (pdm hybrid "sleep") lost 0.30 of its IOPS on a table over
+# slowpoll and QEMU's NVMe, to NVMe reads of 2-4 ms, and lost nothing with
+# the main loop pinned away from fio's vCPU.  The likely reason (inferred,
+# not traced): left free, the main loop moves to the host CPU of a vCPU
+# that went idle, and shares it with that vCPU when it spins again, in
+# scheduler slices of milliseconds.
 # On success prints where the vCPUs went; on failure says why on stderr
 # and exits 1 (scripts/vm.sh reports either).
 set -euo pipefail
