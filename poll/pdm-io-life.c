@@ -68,7 +68,7 @@ struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 
 /*
  * Link @clone into @io, before it is issued; it ends in pdm_clone_endio().
- * @hybrid_ns: its lower device's estimates (pdm_map_estimate()).
+ * @hybrid_ns: its lower device's estimates (struct pdm_map).
  */
 void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns)
 {

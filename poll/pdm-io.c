@@ -158,18 +158,18 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 }
 
 /*
- * Allocate, link and issue one clone; a clone of a REQ_NOWAIT top bio is
- * only added to @held, for the caller to issue once every clone of the
- * pass exists.  (Clones of a blocking top bio cannot fail to allocate.)
- * Returns false if out of memory.
+ * Allocate, link and issue one clone, to the map's @dev'th lower device;
+ * a clone of a REQ_NOWAIT top bio is only added to @held, for the caller
+ * to issue once every clone of the pass exists.  (Clones of a blocking top
+ * bio cannot fail to allocate.)  Returns false if out of memory.
  */
 static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
-		      struct pdm_io **iop, struct bio *top,
-		      struct block_device *bdev, unsigned int skip,
-		      unsigned int sectors, sector_t lsec, bool empty_flush,
-		      struct bio_list *held)
+		      struct pdm_io **iop, struct bio *top, u32 dev,
+		      unsigned int skip, unsigned int sectors, sector_t lsec,
+		      bool empty_flush, struct bio_list *held)
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+	struct block_device *bdev = map->bdevs[dev];
 	struct pdm_io *io = *iop;
 	struct bio *clone;
 
@@ -183,7 +183,7 @@ static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
 
 	if (!io)
 		io = *iop = pdm_io_init(clone, pd, top);
-	pdm_io_add(io, clone, pdm_map_estimate(map, bdev));
+	pdm_io_add(io, clone, map->hybrid_ns[dev]);
 
 	if (!empty_flush) {
 		bio_trim(clone, skip, sectors);
@@ -207,13 +207,13 @@ static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
 }
 
 /*
- * Locate @sector: the lower device and sector, and sectors left in reach.
- * Returns 0, or the status I/O to those sectors ends with (@bdev and @lsec
- * unset): the target's, e.g. the error target's.
+ * Locate @sector: the lower device (its index in map->bdevs[]) and sector,
+ * and sectors left in reach.  Returns 0, or the status I/O to those
+ * sectors ends with (@dev and @lsec unset): the target's, e.g. the error
+ * target's.
  */
 static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
-			       struct block_device **bdev, sector_t *lsec,
-			       unsigned int *reach)
+			       u32 *dev, sector_t *lsec, unsigned int *reach)
 {
 	const struct pdm_seg_spec *seg =
 		&map->spec.segs[pdm_table_find(&map->spec, sector)];
@@ -226,7 +226,7 @@ static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
 	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
 	if (unlikely(ret))
 		return errno_to_blk_status(ret);
-	*bdev = seg->legs[leg].bdev;
+	*dev = seg->legs[leg].dev_idx;
 	*lsec = seg->legs[leg].offset + leg_sector;
 	return BLK_STS_OK;
 }
@@ -255,8 +255,7 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 	if (data && map->nr_bdevs <= 1)
 		return true;
 	for (i = 0; i < map->nr_bdevs; i++)
-		if (!pdm_issue(pd, map, iop, top, map->bdevs[i], 0, 0, 0,
-			       true, held))
+		if (!pdm_issue(pd, map, iop, top, i, 0, 0, 0, true, held))
 			return false;
 	/*
 	 * The data goes when the flushes have completed: the submitter's
@@ -289,19 +288,21 @@ static blk_status_t pdm_send_data(struct pdm_dev *pd,
 		struct block_device *bdev;
 		unsigned int reach;
 		sector_t lsec;
+		u32 dev;
 
-		st = pdm_locate(map, sector, &bdev, &lsec, &reach);
+		st = pdm_locate(map, sector, &dev, &lsec, &reach);
 		reach = min(reach, left);
 		if (unlikely(st)) {
 			status = st;
 		} else {
+			bdev = map->bdevs[dev];
 			reach = pdm_fit(top, done, reach, lsec, bdev);
 			if (remap && reach == left &&
 			    pdm_remap(pd, top, bdev, lsec)) {
 				*remapped = true;
 				return BLK_STS_OK;
 			}
-			if (!pdm_issue(pd, map, iop, top, bdev, done, reach,
+			if (!pdm_issue(pd, map, iop, top, dev, done, reach,
 				       lsec, false, held))
 				return BLK_STS_RESOURCE;
 		}

@@ -196,6 +196,7 @@ static int pdm_map_stack(struct pdm_map *map)
 					break;
 			if (i == map->nr_bdevs)
 				map->bdevs[map->nr_bdevs++] = b;
+			seg->legs[l].dev_idx = i;
 		}
 		if (seg->type->discard_limit) {
 			map->limits.max_discard_sectors =
@@ -263,25 +264,6 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 fail:
 	pdm_map_free(pd, map);
 	return ERR_PTR(ret);
-}
-
-/**
- * pdm_map_estimate() - where hybrid polling learns @bdev's completion time
- * @map:  a map
- * @bdev: one of its lower devices
- *
- * Return: the two estimates (read, write) of @bdev in @map.
- */
-u64 *pdm_map_estimate(const struct pdm_map *map, struct block_device *bdev)
-{
-	u32 i;
-
-	for (i = 0; i < map->nr_bdevs; i++)
-		if (map->bdevs[i] == bdev)
-			return map->hybrid_ns[i];
-	/* Every clone goes to one of the map's devices. */
-	WARN_ON_ONCE(1);
-	return map->hybrid_ns[0];
 }
 
 /** pdm_map_free() - close a map's lower devices and free it (NULL is ok) */

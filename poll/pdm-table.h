@@ -47,6 +47,7 @@ struct pdm_leg_spec {
 	const char *dev;	/* points into the parsed text */
 	u64 offset;		/* sectors into the lower device */
 	void *bdev;		/* kernel: the opened lower device; NULL here */
+	u32 dev_idx;		/* kernel: bdev's index in the map's bdevs[] */
 };
 
 struct pdm_seg_spec {

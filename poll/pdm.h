@@ -35,7 +35,8 @@ struct pdm_map {
 	bool poll;			/* every lower queue polls */
 	bool wc, discard;		/* some leg caches; every leg discards */
 	char nopoll_why[64];		/* why poll is false */
-	struct block_device **bdevs;	/* distinct lower devices, for flush */
+	/* distinct lower devices, for flush; legs name theirs by index */
+	struct block_device **bdevs;
 	u32 nr_bdevs;
 	/*
 	 * Hybrid polling's learned completion time per bdevs[] entry and
@@ -294,7 +295,6 @@ size_t pdm_dev_list(void *out, size_t room);
 struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 			      char *err);
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map);
-u64 *pdm_map_estimate(const struct pdm_map *map, struct block_device *bdev);
 void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
 size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 			    size_t size);
