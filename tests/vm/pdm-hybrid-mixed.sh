@@ -39,13 +39,9 @@ reads() {
 		--hipri=1 --rw=randread --bs=4k --iodepth=1 --number_ios=1000 \
 		--size=$((2 * sz / 2048))m
 }
-# usr% + sys% of the last run's runtime (ms), per read, in us
+# The last run's CPU per read, usr + sys, in whole us
 cpu_per_io() {
-	awk -v u="$(fio_field 88)" -v s="$(fio_field 89)" \
-		-v ms="$(fio_field 9)" -v n=1000 'BEGIN {
-			sub(/%/, "", u); sub(/%/, "", s)
-			printf "%d\n", (u + s) / 100 * ms * 1000 / n
-		}'
+	fio_cpu_per_io 1 | awk '{ printf "%d\n", $3 }'
 }
 
 # 1. Learned in gate, which polls as sleep does but never sleeps.

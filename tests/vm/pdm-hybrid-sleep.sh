@@ -128,13 +128,8 @@ cpu_per_io() {
 	fio_run "cpu-$1" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 		--hipri=1 --rw=randread --bs=4k --iodepth=1 --number_ios=2000 \
 		--size=32m
-	# usr% + sys% of the runtime (ms), per I/O, in us
-	awk -v u="$(fio_field 88)" -v s="$(fio_field 89)" \
-		-v ms="$(fio_field 9)" -v n="$(fio_field 8)" \
-		-v ios=2000 'BEGIN {
-			sub(/%/, "", u); sub(/%/, "", s)
-			printf "%d\n", (u + s) / 100 * ms * 1000 / ios
-		}'
+	# usr + sys, per I/O, in whole us
+	fio_cpu_per_io 1 | awk '{ printf "%d\n", $3 }'
 }
 # The debug kernel asserts no CPU relation: it runs the sleep alone.
 debug=0

@@ -156,6 +156,15 @@ fio_field() {
 	echo "$FIO_TERSE" | cut -d';' -f"$1"
 }
 
+# fio_cpu_per_io JOBS: "USR SYS TOTAL", fio's CPU microseconds per read
+# of the last fio_run of JOBS jobs (terse fields 8, 88, 89; fio's CPU
+# percentages are per job, so they are scaled by the job count).
+fio_cpu_per_io() {
+	echo "$FIO_TERSE" | awk -F';' -v j="$1" \
+		'{ u = $88 * j * 10000 / $8; s = $89 * j * 10000 / $8
+		   printf "%.2f %.2f %.2f\n", u, s, u + s }'
+}
+
 # fio_ios BS: total I/Os (reads + writes) of the last fio_run.
 fio_ios() {
 	local bs=$1
