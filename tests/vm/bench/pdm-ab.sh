@@ -54,12 +54,6 @@ for rep in $(seq "$REPS"); do
 	done
 done
 
-# quartiles VALUES: "Q1 MEDIAN Q3".
-quartiles() {
-	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 }
-		END { printf "%.3f %.3f %.3f\n", v[int((n + 3) / 4)],
-			v[int((n + 1) / 2)], v[int((3 * n + 3) / 4)] }'
-}
 echo
 echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD32 batched, polled, $REPS x ${SECS}s"
 echo

@@ -150,7 +150,7 @@ fio_bench() {
 		--runtime="$SECS" --time_based --ramp_time=0.5
 }
 
-declare -A iops fsys gcpu
+declare -A iops fsys gcpu byrep
 start=$SECONDS
 for j in $jobs_list; do
 	for rep in $(seq "$REPS"); do
@@ -190,6 +190,7 @@ for j in $jobs_list; do
 			gc=$(awk -v b=$((b1 - b0)) -v r=$((r1 - r0)) \
 				'BEGIN { printf "%.2f", b * 10000 / r }')
 			iops[$j,$s]+=" $io"
+			byrep[$j,$rep,$s]="$io $gc"
 			fsys[$j,$s]+=" $fs"
 			gcpu[$j,$s]+=" $gc"
 			printf 'run: jobs=%s rep=%s sched=%s iops=%s fio_usr%%=%s fio_sys%%=%s fio_sys_us/io=%s guest_us/io=%s%s\n' \
@@ -232,6 +233,52 @@ fi
 meter_side() {
 	echo "${meter[$1,$2]:-}" | awk -v side="$3" '$2 == side { e += $3 }
 		END { printf "%.4f", e }'
+}
+
+# floor_pairs: split-deadline and mq-deadline against bf-fifo-global run
+# by run.  A repeat runs every scheduler within seconds, and the emulated
+# host speeds up and slows down for longer than that, so the ratio within
+# a repeat moves less between boots than the ratio of medians does.  The
+# CPU column is what each I/O costs over the floor: the deadline policy's
+# work, with its lock's contention, which mq-deadline has too.
+floor_pairs() {
+	local j s rep r c a b ga gb goal ok q1 q2 q3
+	echo
+	echo "### Against the floor, repeat by repeat"
+	echo
+	echo "Each run divided by the bf-fifo-global run of the same repeat;" \
+		"median and quartiles of those ratios.  Goals (issue 17):" \
+		"split-deadline >= 0.92x the floor with a vCPU per host core" \
+		"(2 vCPUs here), >= 0.85x at the highest contention point" \
+		"(oversubscribed).  mq-deadline is the same policy under one lock."
+	echo
+	echo "| jobs | scheduler | IOPS / bf-fifo-global | quartiles | guest us/IO over the floor | goal |"
+	echo "|---:|---|---:|---:|---:|---|"
+	for j in $jobs_list; do
+		for s in split-deadline mq-deadline; do
+			r='' c=''
+			for rep in $(seq "$REPS"); do
+				read -r a ga <<<"${byrep[$j,$rep,$s]}"
+				read -r b gb <<<"${byrep[$j,$rep,bf-fifo-global]}"
+				r+=" $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", a / b }')"
+				c+=" $(awk -v a="$ga" -v b="$gb" 'BEGIN { printf "%.2f", a - b }')"
+			done
+			read -r q1 q2 q3 <<<"$(quartiles "$r")"
+			goal=-
+			if [ "$s" = split-deadline ]; then
+				if [ "$ncpu" -le 2 ]; then
+					goal=0.92
+				elif [ "$j" = "$last_j" ]; then
+					goal=0.85
+				fi
+			fi
+			ok=-
+			[ "$goal" = - ] || ok=$(awk -v r="$q2" -v g="$goal" \
+				'BEGIN { print (r >= g) ? "meets " g : "BELOW " g }')
+			printf '| %s | %s | %s | %s-%s | %s | %s |\n' "$j" "$s" \
+				"$q2" "$q1" "$q3" "$(median "$c")" "$ok"
+		done
+	done
 }
 
 has() {
@@ -308,6 +355,9 @@ if has split-deadline && has none && has mq-deadline; then
 				"$(ratio "${med[$j,bf-fifo-global]}" "${med[$j,none]}")" \
 				"$(ratio "${med[$j,split-deadline]}" "${med[$j,bf-fifo-global]}")"
 		done
+	fi
+	if has bf-fifo-global; then
+		floor_pairs
 	fi
 	rn=$(ratio "${med[$last,split-deadline]}" "${med[$last,none]}")
 	rmq=$(ratio "${med[$last,split-deadline]}" "${med[$last,mq-deadline]}")

@@ -79,6 +79,14 @@ minmax() {
 		awk 'NF { if (!n++) lo = $1; hi = $1 } END { print lo "-" hi }'
 }
 
+# quartiles VALUES...: "Q1 MEDIAN Q3" of VALUES (numbers, one or more per
+# word), to three decimals.
+quartiles() {
+	printf '%s\n' "$@" | tr -s ' ' '\n' | sort -n | awk 'NF { v[++n] = $1 }
+		END { printf "%.3f %.3f %.3f\n", v[int((n + 3) / 4)],
+			v[int((n + 1) / 2)], v[int((3 * n + 3) / 4)] }'
+}
+
 # bench_ratio A B: median IOPS of A over that of B, as "0.00x".
 bench_ratio() {
 	ratio "$(bench_median "$1")" "$(bench_median "$2")"
