@@ -133,11 +133,13 @@ sample() {
 	BUSY=$((u + n + sy + irq + sirq + st))
 	read -r READS _ <"/sys/block/$dev/stat"
 }
-# nap: sleep 20 ms without forking (read times out on an empty FIFO).
-mkfifo /tmp/bench-nap
-exec 9<>/tmp/bench-nap
+# nap: sleep 20 ms.  Not bash's `read -t` on a FIFO, which forks
+# nothing but, in Debian 12's bash 5.2.15, can block for good in
+# pipe_read() when a child exits at the wrong moment: the 8-vCPU boots
+# hung there with fio's subshell a zombie (a `sleep` fork costs a
+# little precision in finding the first I/O, nothing else).
 nap() {
-	read -r -t 0.02 -u 9 _ || :
+	sleep 0.02
 }
 
 # fio_bench JOBS: one measured fio run (summary in /tmp/fio-bench.out).

@@ -113,8 +113,18 @@ fio_run() {
 		# One sleeper, not a polling loop: nothing runs beside fio.
 		sleep "$FIO_WATCHDOG_S" &
 		dog=$!
-		wait -n -p ended $pid $dog || rc=$?
-		if [ "$ended" = "$dog" ]; then
+		# bash 5.2's `wait -n` can miss a child that exited before it
+		# was called, and wait for the other one: ask only while fio
+		# runs, and take the watchdog's end for a hang only if fio
+		# still runs then.
+		ended=$pid
+		if kill -0 $pid 2>/dev/null; then
+			wait -n -p ended $pid $dog || rc=$?
+		fi
+		if [ "$ended" != "$dog" ] || ! kill -0 $pid 2>/dev/null; then
+			rc=0
+			wait $pid || rc=$?
+		else
 			io_hang_dump
 			kill -KILL $pid 2>/dev/null || true
 			fail "fio $name: still running after ${FIO_WATCHDOG_S}s (an I/O that never ended?)"
