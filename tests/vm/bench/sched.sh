@@ -152,7 +152,7 @@ fio_bench() {
 		--runtime="$SECS" --time_based --ramp_time=0.5
 }
 
-declare -A iops fsys gcpu byrep
+declare -A iops fsys gcpu
 start=$SECONDS
 for j in $jobs_list; do
 	for rep in $(seq "$REPS"); do
@@ -192,7 +192,6 @@ for j in $jobs_list; do
 			gc=$(awk -v b=$((b1 - b0)) -v r=$((r1 - r0)) \
 				'BEGIN { printf "%.2f", b * 10000 / r }')
 			iops[$j,$s]+=" $io"
-			byrep[$j,$rep,$s]="$io $gc"
 			fsys[$j,$s]+=" $fs"
 			gcpu[$j,$s]+=" $gc"
 			printf 'run: jobs=%s rep=%s sched=%s iops=%s fio_usr%%=%s fio_sys%%=%s fio_sys_us/io=%s guest_us/io=%s%s\n' \
@@ -244,7 +243,7 @@ meter_side() {
 # CPU column is what each I/O costs over the floor: the deadline policy's
 # work, with its lock's contention, which mq-deadline has too.
 floor_pairs() {
-	local j s rep r c a b ga gb goal ok q1 q2 q3
+	local j s goal ok q1 q2 q3
 	echo
 	echo "### Against the floor, repeat by repeat"
 	echo
@@ -258,14 +257,9 @@ floor_pairs() {
 	echo "|---:|---|---:|---:|---:|---|"
 	for j in $jobs_list; do
 		for s in split-deadline mq-deadline; do
-			r='' c=''
-			for rep in $(seq "$REPS"); do
-				read -r a ga <<<"${byrep[$j,$rep,$s]}"
-				read -r b gb <<<"${byrep[$j,$rep,bf-fifo-global]}"
-				r+=" $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", a / b }')"
-				c+=" $(awk -v a="$ga" -v b="$gb" 'BEGIN { printf "%.2f", a - b }')"
-			done
-			read -r q1 q2 q3 <<<"$(quartiles "$r")"
+			# iops[] and gcpu[] hold one value per repeat, in order.
+			read -r q1 q2 q3 <<<"$(quartiles "$(pairwise / \
+				"${iops[$j,$s]}" "${iops[$j,bf-fifo-global]}")")"
 			goal=-
 			if [ "$s" = split-deadline ]; then
 				if [ "$ncpu" -le 2 ]; then
@@ -278,9 +272,23 @@ floor_pairs() {
 			[ "$goal" = - ] || ok=$(awk -v r="$q2" -v g="$goal" \
 				'BEGIN { print (r >= g) ? "meets " g : "BELOW " g }')
 			printf '| %s | %s | %s | %s-%s | %s | %s |\n' "$j" "$s" \
-				"$q2" "$q1" "$q3" "$(median "$c")" "$ok"
+				"$q2" "$q1" "$q3" "$(median "$(pairwise - \
+				"${gcpu[$j,$s]}" "${gcpu[$j,bf-fifo-global]}")")" "$ok"
 		done
 	done
+}
+
+# pairwise OP A B: A's and B's values (space-separated), element by
+# element, as A/B (OP "/") or A-B (OP "-").
+pairwise() {
+	awk -v op="$1" -v a="$2" -v b="$3" 'BEGIN {
+		n = split(a, x, " "); split(b, y, " ")
+		for (i = 1; i <= n; i++)
+			if (op == "/")
+				printf " %.4f", x[i] / y[i]
+			else
+				printf " %.2f", x[i] - y[i]
+	}'
 }
 
 has() {

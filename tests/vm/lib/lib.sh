@@ -119,10 +119,10 @@ fio_run() {
 		# still runs then.
 		ended=$pid
 		if kill -0 $pid 2>/dev/null; then
-			wait -n -p ended $pid $dog || rc=$?
+			# fio's status comes from `wait $pid` below.
+			wait -n -p ended $pid $dog || :
 		fi
 		if [ "$ended" != "$dog" ] || ! kill -0 $pid 2>/dev/null; then
-			rc=0
 			wait $pid || rc=$?
 		else
 			io_hang_dump
