@@ -6,6 +6,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/idr.h>
+#include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/sched/signal.h>
@@ -17,6 +18,8 @@
 
 static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
 static DEFINE_IDA(pdm_minors);
+
+static void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
 
 static int pdm_open(struct block_device *bdev, fmode_t mode)
 {
@@ -242,6 +245,8 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 	disk->fops = &pdm_fops;
 	disk->private_data = pd;
 	disk->flags |= GENHD_FL_NO_PART;
+	/* I/O statistics, as a blk-mq disk has them: queue/iostats. */
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
 	snprintf(disk->disk_name, DISK_NAME_LEN, "pdm%d", pd->minor);
 	pd->disk = disk;
 
@@ -265,6 +270,7 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		goto free_map;
 	}
 	list_add_tail(&pd->node, &pdm_devs);
+	pdm_dev_uevent(pd, "create");
 	*out = pd;
 	return 0;
 free_map:
@@ -277,6 +283,35 @@ free_dev:
 put_module:
 	module_put(THIS_MODULE);
 	return ret;
+}
+
+/**
+ * pdm_dev_uevent() - tell udev what happened to a device
+ * @pd:    the device
+ * @event: "create", "resume" or "remove", as PDM_EVENT
+ *
+ * A change event on the disk with PDM_NAME, PDM_EVENT and PDM_SUSPENDED in
+ * its environment, as dm sends DM_NAME on resume: a table swapped to
+ * other lower devices of the same size changes nothing else that udev
+ * would see.  None is sent on suspend: udev would probe a disk that
+ * holds its I/O back.  A failure to send is not the command's.
+ */
+static void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
+{
+	char name[sizeof("PDM_NAME=") + PDM_NAME_LEN];
+	char ev[sizeof("PDM_EVENT=") + 8];
+	char susp[sizeof("PDM_SUSPENDED=0")];
+	char *envp[4];
+
+	snprintf(name, sizeof(name), "PDM_NAME=%s", pd->name);
+	snprintf(ev, sizeof(ev), "PDM_EVENT=%s", event);
+	snprintf(susp, sizeof(susp), "PDM_SUSPENDED=%d",
+		 pdm_dev_suspended(pd));
+	envp[0] = name;
+	envp[1] = ev;
+	envp[2] = susp;
+	envp[3] = NULL;
+	kobject_uevent_env(&disk_to_dev(pd->disk)->kobj, KOBJ_CHANGE, envp);
 }
 
 /*
@@ -335,7 +370,8 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	pd->removing = true;
 	spin_unlock(&pd->open_lock);
 
-	ret = pdm_dev_suspend(pd, err);
+	/* Closed: no file system to freeze. */
+	ret = pdm_dev_suspend(pd, false, err);
 	if (ret) {
 		spin_lock(&pd->open_lock);
 		pd->removing = false;
@@ -343,6 +379,11 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 		return ret;
 	}
 
+	/* Suspended by a command before, with a file system since gone. */
+	if (pd->frozen) {
+		thaw_bdev(pd->disk->part0);
+		pd->frozen = false;
+	}
 	mutex_lock(&pdm_ctl_mutex);
 	list_del(&pd->node);
 	pd->gone = true;
@@ -362,6 +403,8 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	 */
 	pdm_map_free(pd, inactive);
 	pdm_map_free(pd, map);
+	/* While removing refuses opens: udev cannot probe it any more. */
+	pdm_dev_uevent(pd, "remove");
 	del_gendisk(pd->disk);
 	put_disk(pd->disk);
 	pdm_dev_put(pd);	/* the device list's reference */
@@ -398,7 +441,10 @@ int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err)
 	return 0;
 }
 
-/* Let I/O flow again after a suspend, then issue what was held back. */
+/*
+ * Let I/O flow again after a suspend, issue what was held back, and thaw
+ * the file system that the suspend froze, if any.
+ */
 static void pdm_dev_unblock(struct pdm_dev *pd)
 {
 	struct bio_list list;
@@ -408,22 +454,40 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
 	list = pdm_take_deferred(pd, true);
 	while ((bio = bio_list_pop(&list)))
 		submit_bio_noacct(bio);
+	if (pd->frozen) {
+		thaw_bdev(pd->disk->part0);
+		pd->frozen = false;
+	}
 }
 
 /**
  * pdm_dev_suspend() - hold back new I/O and wait for the I/O in flight
- * @pd:  the device
- * @err: PDM_MSG_LEN bytes for a message on failure
+ * @pd:     the device
+ * @lockfs: first freeze the file system on the device, if any, as dm's
+ *          lock_fs does: its dirty data and journal are written out and
+ *          the lower devices hold a clean file system until resume
+ * @err:    PDM_MSG_LEN bytes for a message on failure
  *
  * Polled I/O in flight completes only when its poller polls; a poller
  * that stopped polling keeps the suspend waiting, so the wait is killable
- * and a killed suspend leaves the device live.
+ * and a killed suspend leaves the device live, and thawed.
  */
-int pdm_dev_suspend(struct pdm_dev *pd, char *err)
+int pdm_dev_suspend(struct pdm_dev *pd, bool lockfs, char *err)
 {
+	int ret;
+
 	lockdep_assert_held(&pd->lock);
 	if (pd->suspended)
 		return 0;
+	if (lockfs) {
+		ret = freeze_bdev(pd->disk->part0);
+		if (ret) {
+			pdm_err(err, "%s: cannot freeze its file system",
+				pd->name);
+			return ret;
+		}
+		pd->frozen = true;
+	}
 	spin_lock(&pd->defer_lock);
 	pd->suspended = true;
 	spin_unlock(&pd->defer_lock);
@@ -440,20 +504,23 @@ int pdm_dev_suspend(struct pdm_dev *pd, char *err)
 
 /**
  * pdm_dev_resume() - make the inactive table live, if any, and unblock
- * @pd:  the device
- * @err: PDM_MSG_LEN bytes for a message on failure
+ * @pd:     the device
+ * @lockfs: freeze the file system for the suspend this may need
+ * @err:    PDM_MSG_LEN bytes for a message on failure
  *
  * As with dmsetup, resuming a live device that has an inactive table
- * suspends it first: the swap needs a drained device.
+ * suspends it first: the swap needs a drained device.  Udev hears of
+ * every resume of a suspended device (pdm_dev_uevent()).
  */
-int pdm_dev_resume(struct pdm_dev *pd, char *err)
+int pdm_dev_resume(struct pdm_dev *pd, bool lockfs, char *err)
 {
 	struct pdm_map *old = NULL;
+	bool was_suspended = pd->suspended;
 	int ret;
 
 	lockdep_assert_held(&pd->lock);
 	if (pd->inactive) {
-		ret = pdm_dev_suspend(pd, err);
+		ret = pdm_dev_suspend(pd, lockfs, err);
 		if (ret)
 			return ret;
 		mutex_lock(&pdm_ctl_mutex);
@@ -469,6 +536,8 @@ int pdm_dev_resume(struct pdm_dev *pd, char *err)
 	if (old)
 		synchronize_rcu();
 	pdm_map_free(pd, old);
+	if (old || was_suspended)
+		pdm_dev_uevent(pd, "resume");
 	return 0;
 }
 

@@ -28,14 +28,15 @@ static void pdm_clone_endio(struct bio *bio);
 static int pdm_io_claim(struct pdm_io *io);
 static void pdm_io_complete(struct pdm_io *io);
 static struct pdm_clone *pdm_io_first(struct pdm_io *io);
-static void pdm_io_free_clones(struct pdm_io *io);
-static void pdm_requeue(struct pdm_dev *pd, struct bio *top);
+static void pdm_io_free_clones(struct pdm_io *io, bool keep_first);
+static void pdm_requeue(struct pdm_io *io);
 
 /**
  * pdm_io_init() - set up the pdm_io in front of a pass's first clone
  * @first: the first clone, from pd->bs (PDM_FRONT_PAD)
  * @pd:    the device
  * @top:   the top bio the pass is for
+ * @acct:  its statistics, started when pdm took it
  *
  * The submitter holds the one reference it starts with; each clone linked
  * in adds its own (pdm_io_add()).
@@ -43,13 +44,14 @@ static void pdm_requeue(struct pdm_dev *pd, struct bio *top);
  * Return: the io.
  */
 struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
-			   struct bio *top)
+			   struct bio *top, const struct pdm_acct *acct)
 {
 	struct pdm_io *io =
 		&container_of(first, struct pdm_io_clone, clone.bio)->io;
 
 	io->pd = pd;
 	io->top = top;
+	io->acct = *acct;
 	io->saved_private = NULL;
 	atomic_set(&io->remaining, 1);
 	io->status = BLK_STS_OK;
@@ -177,6 +179,7 @@ static void pdm_clone_endio(struct bio *bio)
 	struct pdm_io *io = pc->io;
 	/* Read before our reference goes: @io may go with it. */
 	bool published = READ_ONCE(io->published);
+	struct task_struct *owner = io->owner;
 	bool polled = bio->bi_opf & REQ_POLLED;
 
 	/* Any one error will do; racing writers only pick which. */
@@ -216,7 +219,7 @@ static void pdm_clone_endio(struct bio *bio)
 	 * free it while its own poller may be inside bio_poll() on it.
 	 */
 	if (atomic_dec_return(&io->remaining) == 1 && in_task() &&
-	    current == io->owner)
+	    current == owner)
 		pdm_io_claim(io);
 }
 
@@ -243,7 +246,18 @@ static int pdm_io_claim(struct pdm_io *io)
 	if (atomic_cmpxchg(&io->remaining, 1, 0) != 1)
 		return 0;
 	top->bi_opf &= ~REQ_DRV;
+	/*
+	 * A walker that still sees the marker must not see bi_private
+	 * already given back (pairs with the smp_rmb() in pdm_io_walk()).
+	 */
+	smp_wmb();
 	top->bi_private = io->saved_private;
+	/*
+	 * No longer ours to poll: a requeued bio is not polled again, and
+	 * remapped in place (direct mode) its cookie 0 would poll the lower
+	 * device's first hardware queue, a queue that does not poll.
+	 */
+	WRITE_ONCE(top->bi_cookie, BLK_QC_T_NONE);
 	pdm_io_complete(io);
 	return 1;
 }
@@ -262,37 +276,58 @@ static void pdm_io_complete(struct pdm_io *io)
 	struct bio *top = io->top;
 	bool then_data = io->then_data && !io->status;
 	bool again = io->published && io->status == BLK_STS_AGAIN;
+	struct pdm_acct acct;
 
 	if (io->status && !again)
 		top->bi_status = io->status;
-	pdm_io_free_clones(io);
 	if (again) {
 		this_cpu_inc(pd->stats->requeued);
 		/* Completes unpolled, perhaps in interrupt context. */
 		bio_clear_polled(top);
-		pdm_requeue(pd, top);
+	}
+	if (again || then_data) {
+		pdm_requeue(io);
 		return;
 	}
-	if (then_data) {
-		pdm_requeue(pd, top);
-		return;
-	}
-	pdm_end_top(pd, top);
+	acct = io->acct;
+	pdm_io_free_clones(io, false);
+	pdm_end_top(pd, top, &acct);
 }
 
 /*
- * Hand a top bio to pdm_requeue_work() to be mapped again, with its
- * reference on pd->active.  Any context: this runs from the last clone's
- * completion.
+ * Hand an io's top bio to pdm_requeue_work() to be mapped again, with its
+ * reference on pd->active.  Its first clone, which holds @io, goes on the
+ * list and carries the top bio's statistics to the next pass; the others
+ * are freed.  Any context: this runs from the last clone's completion.
  */
-static void pdm_requeue(struct pdm_dev *pd, struct bio *top)
+static void pdm_requeue(struct pdm_io *io)
 {
+	struct pdm_dev *pd = io->pd;
 	unsigned long flags;
 
+	pdm_io_free_clones(io, true);
 	spin_lock_irqsave(&pd->requeue_lock, flags);
-	bio_list_add(&pd->requeue, top);
+	bio_list_add(&pd->requeue, &pdm_io_first(io)->bio);
 	spin_unlock_irqrestore(&pd->requeue_lock, flags);
 	queue_work(pd->wq, &pd->requeue_work);
+}
+
+/**
+ * pdm_io_requeued() - take a top bio off a requeued io
+ * @first: the io's first clone, from pd->requeue
+ * @acct:  the top bio's statistics, for its next pass
+ *
+ * Frees @first and the io with it.  Return: the top bio.
+ */
+struct bio *pdm_io_requeued(struct bio *first, struct pdm_acct *acct)
+{
+	struct pdm_io *io =
+		&container_of(first, struct pdm_io_clone, clone.bio)->io;
+	struct bio *top = io->top;
+
+	*acct = io->acct;
+	bio_put(first);
+	return top;
 }
 
 static struct pdm_clone *pdm_io_first(struct pdm_io *io)
@@ -301,10 +336,10 @@ static struct pdm_clone *pdm_io_first(struct pdm_io *io)
 }
 
 /*
- * Free the clones of @io still listed (a polled io's), and @io with them,
- * which lives in the first.
+ * Free the clones of @io still listed (a polled io's), and unless
+ * @keep_first the first, and @io with it, which lives in the first.
  */
-static void pdm_io_free_clones(struct pdm_io *io)
+static void pdm_io_free_clones(struct pdm_io *io, bool keep_first)
 {
 	struct pdm_clone *first = pdm_io_first(io);
 	struct pdm_clone *pc, *next;
@@ -316,7 +351,9 @@ static void pdm_io_free_clones(struct pdm_io *io)
 		if (pc != first)
 			bio_put(&pc->bio);
 	}
-	bio_put(&first->bio);
+	io->clones = NULL;
+	if (!keep_first)
+		bio_put(&first->bio);
 }
 
 /*

@@ -158,34 +158,71 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 }
 
 /*
- * Allocate, link and issue one clone, to the map's @dev'th lower device;
- * a clone of a REQ_NOWAIT top bio is only added to @held, for the caller
- * to issue once every clone of the pass exists.  (Clones of a blocking top
- * bio cannot fail to allocate.)  Returns false if out of memory.
+ * One pass of a top bio over the live map: what pdm_send_top() and its
+ * helpers share.  io is set up with the pass's first clone; held keeps a
+ * NOWAIT pass's clones until every one of them exists.
  */
-static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
-		      struct pdm_io **iop, struct bio *top, u32 dev,
-		      unsigned int skip, unsigned int sectors, sector_t lsec,
-		      bool empty_flush, struct bio_list *held)
-{
-	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-	struct block_device *bdev = map->bdevs[dev];
-	struct pdm_io *io = *iop;
-	struct bio *clone;
+struct pdm_pass {
+	struct pdm_dev *pd;
+	const struct pdm_map *map;
+	struct bio *top;
+	const struct pdm_acct *acct;
+	struct pdm_io *io;
+	struct bio_list held;
+};
 
-	if (empty_flush)
-		clone = bio_alloc_bioset(bdev, 0, REQ_OP_WRITE | REQ_PREFLUSH |
-					 REQ_SYNC, gfp, &pd->bs);
-	else
-		clone = bio_alloc_clone(bdev, top, gfp, &pd->bs);
+/*
+ * Link and issue one clone of the pass, to the map's @dev'th lower device;
+ * a clone of a REQ_NOWAIT top bio is only added to pass->held, for the
+ * caller to issue once every clone of the pass exists.  (Clones of a
+ * blocking top bio cannot fail to allocate.)  Returns false if @clone is
+ * NULL: out of memory.
+ */
+static bool pdm_issue(struct pdm_pass *pass, struct bio *clone, u32 dev)
+{
+	struct pdm_dev *pd = pass->pd;
+
 	if (!clone)
 		return false;
+	if (!pass->io)
+		pass->io = pdm_io_init(clone, pd, pass->top, pass->acct);
+	pdm_io_add(pass->io, clone, pass->map->hybrid_ns[dev]);
 
-	if (!io)
-		io = *iop = pdm_io_init(clone, pd, top);
-	pdm_io_add(io, clone, map->hybrid_ns[dev]);
+	if (!bdev_nowait(clone->bi_bdev))
+		clone->bi_opf &= ~REQ_NOWAIT;
+	if (pass->top->bi_opf & REQ_NOWAIT) {
+		bio_list_add(&pass->held, clone);
+		return true;
+	}
+	this_cpu_inc(pd->stats->clones);
+	submit_bio_noacct(clone);
+	return true;
+}
 
-	if (!empty_flush) {
+static gfp_t pdm_pass_gfp(const struct pdm_pass *pass)
+{
+	return pass->top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
+}
+
+/* An empty flush to the map's @dev'th lower device. */
+static bool pdm_issue_flush(struct pdm_pass *pass, u32 dev)
+{
+	struct bio *clone = bio_alloc_bioset(pass->map->bdevs[dev], 0,
+					     REQ_OP_WRITE | REQ_PREFLUSH |
+					     REQ_SYNC, pdm_pass_gfp(pass),
+					     &pass->pd->bs);
+
+	return pdm_issue(pass, clone, dev);
+}
+
+/* A clone of @sectors of the top bio from @skip on, at @lsec of @dev. */
+static bool pdm_issue_data(struct pdm_pass *pass, u32 dev, unsigned int skip,
+			   unsigned int sectors, sector_t lsec)
+{
+	struct bio *clone = bio_alloc_clone(pass->map->bdevs[dev], pass->top,
+					    pdm_pass_gfp(pass), &pass->pd->bs);
+
+	if (clone) {
 		bio_trim(clone, skip, sectors);
 		clone->bi_iter.bi_sector = lsec;
 		/*
@@ -195,15 +232,7 @@ static bool pdm_issue(struct pdm_dev *pd, const struct pdm_map *map,
 		 */
 		clone->bi_opf &= ~REQ_DRV;
 	}
-	if (!bdev_nowait(bdev))
-		clone->bi_opf &= ~REQ_NOWAIT;
-	if (top->bi_opf & REQ_NOWAIT) {
-		bio_list_add(held, clone);
-		return true;
-	}
-	this_cpu_inc(pd->stats->clones);
-	submit_bio_noacct(clone);
-	return true;
+	return pdm_issue(pass, clone, dev);
 }
 
 /*
@@ -237,10 +266,10 @@ static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
  * PREFLUSH (see pdm_issue()), or no device at all (a table of targets
  * without devices).  Returns false if out of memory.
  */
-static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
-			     struct bio *top, struct pdm_io **iop,
-			     struct bio_list *held)
+static bool pdm_send_flushes(struct pdm_pass *pass)
 {
+	const struct pdm_map *map = pass->map;
+	struct bio *top = pass->top;
 	bool data = bio_sectors(top);
 	u32 i;
 
@@ -255,14 +284,14 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
 	if (data && map->nr_bdevs <= 1)
 		return true;
 	for (i = 0; i < map->nr_bdevs; i++)
-		if (!pdm_issue(pd, map, iop, top, i, 0, 0, 0, true, held))
+		if (!pdm_issue_flush(pass, i))
 			return false;
 	/*
 	 * The data goes when the flushes have completed: the submitter's
 	 * reference keeps them from completing the io before this is set.
 	 */
 	if (data)
-		(*iop)->then_data = true;
+		pass->io->then_data = true;
 	return true;
 }
 
@@ -273,11 +302,10 @@ static bool pdm_send_flushes(struct pdm_dev *pd, const struct pdm_map *map,
  * target's status, after the clones of its other ranges.  Returns
  * BLK_STS_RESOURCE if out of memory.
  */
-static blk_status_t pdm_send_data(struct pdm_dev *pd,
-				  const struct pdm_map *map, struct bio *top,
-				  struct pdm_io **iop, struct bio_list *held,
-				  bool *remapped)
+static blk_status_t pdm_send_data(struct pdm_pass *pass, bool *remapped)
 {
+	struct pdm_dev *pd = pass->pd;
+	struct bio *top = pass->top;
 	unsigned int done = 0, left = bio_sectors(top);
 	sector_t sector = top->bi_iter.bi_sector;
 	/* A flush goes to every device: never one range. */
@@ -290,20 +318,19 @@ static blk_status_t pdm_send_data(struct pdm_dev *pd,
 		sector_t lsec;
 		u32 dev;
 
-		st = pdm_locate(map, sector, &dev, &lsec, &reach);
+		st = pdm_locate(pass->map, sector, &dev, &lsec, &reach);
 		reach = min(reach, left);
 		if (unlikely(st)) {
 			status = st;
 		} else {
-			bdev = map->bdevs[dev];
+			bdev = pass->map->bdevs[dev];
 			reach = pdm_fit(top, done, reach, lsec, bdev);
 			if (remap && reach == left &&
-			    pdm_remap(pd, top, bdev, lsec)) {
+			    pdm_remap(pd, top, bdev, lsec, pass->acct)) {
 				*remapped = true;
 				return BLK_STS_OK;
 			}
-			if (!pdm_issue(pd, map, iop, top, dev, done, reach,
-				       lsec, false, held))
+			if (!pdm_issue_data(pass, dev, done, reach, lsec))
 				return BLK_STS_RESOURCE;
 		}
 		remap = false;
@@ -316,13 +343,14 @@ static blk_status_t pdm_send_data(struct pdm_dev *pd,
 
 /*
  * Issue the clones a NOWAIT pass held back and let the submitter's
- * reference on @io go; or, if the pass issued nothing, end @top with
- * @status.
+ * reference on its io go; or, if the pass issued nothing, end the top
+ * bio with @status.
  */
-static void pdm_send_finish(struct pdm_dev *pd, struct bio *top,
-			    struct pdm_io *io, struct bio_list *held,
-			    blk_status_t status)
+static void pdm_send_finish(struct pdm_pass *pass, blk_status_t status)
 {
+	struct pdm_dev *pd = pass->pd;
+	struct bio *top = pass->top;
+	struct pdm_io *io = pass->io;
 	struct bio *clone;
 
 	if (status == BLK_STS_RESOURCE && (top->bi_opf & REQ_NOWAIT)) {
@@ -333,16 +361,16 @@ static void pdm_send_finish(struct pdm_dev *pd, struct bio *top,
 		this_cpu_inc(pd->stats->nowait_again);
 		status = BLK_STS_AGAIN;
 		if (io)
-			pdm_io_free_held(io, held);
+			pdm_io_free_held(io, &pass->held);
 		io = NULL;
 	}
 	if (!io) {
 		/* Nothing issued: an empty flush needs no clone either. */
 		top->bi_status = status;
-		pdm_end_top(pd, top);
+		pdm_end_top(pd, top, pass->acct);
 		return;
 	}
-	while ((clone = bio_list_pop(held))) {
+	while ((clone = bio_list_pop(&pass->held))) {
 		this_cpu_inc(pd->stats->clones);
 		submit_bio_noacct(clone);
 	}
@@ -357,28 +385,33 @@ static void pdm_send_finish(struct pdm_dev *pd, struct bio *top,
 /*
  * Send @top: its flushes, its data mapped onto clones, and what is left
  * to do once they are issued.  pdm_start_top() without the counters; also
- * the second pass of a PREFLUSH+data bio and of a requeued one.  The
- * caller's reference on pd->active goes with @top.
+ * the second pass of a PREFLUSH+data bio and of a requeued one, with the
+ * statistics @acct of the first.  The caller's reference on pd->active
+ * goes with @top.
  */
-static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
+static void pdm_send_top(struct pdm_dev *pd, struct bio *top,
+			 const struct pdm_acct *acct)
 {
-	/* Stable while we hold pd->active: see struct pdm_dev. */
-	const struct pdm_map *map = READ_ONCE(pd->map);
-	struct bio_list held = BIO_EMPTY_LIST;
+	struct pdm_pass pass = {
+		.pd = pd,
+		/* Stable while we hold pd->active: see struct pdm_dev. */
+		.map = READ_ONCE(pd->map),
+		.top = top,
+		.acct = acct,
+		.held = BIO_EMPTY_LIST,
+	};
 	blk_status_t status = BLK_STS_OK;
-	struct pdm_io *io = NULL;
 	bool remapped = false;
 
 	/* No map: being removed, or deferred across a shrinking reload. */
-	if (unlikely(!map || bio_end_sector(top) > map->spec.sectors))
+	if (unlikely(!pass.map || bio_end_sector(top) > pass.map->spec.sectors))
 		status = BLK_STS_IOERR;
-	else if ((top->bi_opf & REQ_PREFLUSH) &&
-		 !pdm_send_flushes(pd, map, top, &io, &held))
+	else if ((top->bi_opf & REQ_PREFLUSH) && !pdm_send_flushes(&pass))
 		status = BLK_STS_RESOURCE;
-	else if (!(io && io->then_data))
-		status = pdm_send_data(pd, map, top, &io, &held, &remapped);
+	else if (!(pass.io && pass.io->then_data))
+		status = pdm_send_data(&pass, &remapped);
 	if (!remapped)
-		pdm_send_finish(pd, top, io, &held, status);
+		pdm_send_finish(&pass, status);
 }
 
 /*
@@ -387,10 +420,13 @@ static void pdm_send_top(struct pdm_dev *pd, struct bio *top)
  */
 static void pdm_start_top(struct pdm_dev *pd, struct bio *top)
 {
+	struct pdm_acct acct;
+
 	this_cpu_inc(pd->stats->bios);
 	if (top->bi_opf & REQ_POLLED)
 		this_cpu_inc(pd->stats->polled_bios);
-	pdm_send_top(pd, top);
+	pdm_acct_start(pd->disk, top, &acct);
+	pdm_send_top(pd, top, &acct);
 }
 
 /**
@@ -410,7 +446,7 @@ void pdm_requeue_work(struct work_struct *work)
 	struct pdm_dev *pd = container_of(work, struct pdm_dev, requeue_work);
 	struct bio_list list;
 	struct blk_plug plug;
-	struct bio *top;
+	struct bio *first;
 
 	spin_lock_irq(&pd->requeue_lock);
 	list = pd->requeue;
@@ -418,7 +454,10 @@ void pdm_requeue_work(struct work_struct *work)
 	spin_unlock_irq(&pd->requeue_lock);
 
 	blk_start_plug(&plug);
-	while ((top = bio_list_pop(&list))) {
+	while ((first = bio_list_pop(&list))) {
+		struct pdm_acct acct;
+		struct bio *top = pdm_io_requeued(first, &acct);
+
 		/*
 		 * A write's data is left as an ordinary write (its FUA kept).
 		 * This worker may wait for memory and tags: an EAGAIN here
@@ -427,7 +466,7 @@ void pdm_requeue_work(struct work_struct *work)
 		 */
 		top->bi_opf &= ~(REQ_PREFLUSH | REQ_NOWAIT);
 		top->bi_status = BLK_STS_OK;
-		pdm_send_top(pd, top);
+		pdm_send_top(pd, top, &acct);
 	}
 	blk_finish_plug(&plug);
 }

@@ -186,13 +186,13 @@ static int pdm_cmd_reload(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 static int pdm_cmd_suspend(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			   char *text)
 {
-	return pdm_dev_suspend(pd, hdr->err);
+	return pdm_dev_suspend(pd, !(hdr->flags & PDM_F_NOLOCKFS), hdr->err);
 }
 
 static int pdm_cmd_resume(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			  char *text)
 {
-	return pdm_dev_resume(pd, hdr->err);
+	return pdm_dev_resume(pd, !(hdr->flags & PDM_F_NOLOCKFS), hdr->err);
 }
 
 static const struct pdm_cmd pdm_cmds[] = {
@@ -279,7 +279,7 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 	if (copy_from_user(&hdr, uhdr, sizeof(hdr)))
 		return -EFAULT;
 	memset(hdr.err, 0, sizeof(hdr.err));
-	hdr.flags &= PDM_F_QUERY_INACTIVE;
+	hdr.flags &= PDM_F_IN;
 	ret = -EINVAL;
 	if (hdr.version[0] != PDM_ABI_MAJOR) {
 		pdm_err(hdr.err, "ABI %u.x is not %u.x", hdr.version[0],
@@ -403,4 +403,5 @@ module_exit(pdm_exit);
 
 MODULE_AUTHOR("blkfast");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(BLKFAST_VERSION);
 MODULE_DESCRIPTION("pdm: polling-capable bio-based stacking block driver");

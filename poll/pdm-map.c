@@ -7,12 +7,22 @@
  */
 #include <linux/blkdev.h>
 #include <linux/kdev_t.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 
 #include "pdm.h"
 
 #define PDM_OPEN_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
 #define PDM_MAX_DEPTH	16	/* pdm devices stacked on pdm devices */
+
+/*
+ * The one holder of every pdm device's lower devices, as dm has one for
+ * all of its own: pdm devices may share a disk (two ranges of it, or the
+ * same one), while any other exclusive opener (a mount, dm, md) is
+ * refused for as long as pdm holds it, and pdm is refused while it does.
+ * Which pdm device uses a lower device shows in its holders/ links.
+ */
+static char *pdm_holder = "pdm";
 
 /* "major:minor" in decimal, as dmsetup prints it. */
 static bool pdm_parse_devt(const char *s, dev_t *dev)
@@ -32,23 +42,20 @@ static bool pdm_parse_devt(const char *s, dev_t *dev)
 static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
 			  int depth);
 
+/*
+ * Each distinct lower device once: a walk over every leg would be
+ * exponential in the depth of a stack of many-segment tables.
+ */
 static bool pdm_map_stacks_on(const struct pdm_map *map, struct gendisk *disk,
 			      int depth)
 {
-	u32 s, l;
+	u32 i;
 
 	if (!map)
 		return false;
-	for (s = 0; s < map->spec.nr_segs; s++) {
-		const struct pdm_seg_spec *seg = &map->spec.segs[s];
-
-		for (l = 0; l < seg->nr_legs; l++) {
-			struct block_device *b = seg->legs[l].bdev;
-
-			if (pdm_stacks_on(b->bd_disk, disk, depth + 1))
-				return true;
-		}
-	}
+	for (i = 0; i < map->nr_bdevs; i++)
+		if (pdm_stacks_on(map->bdevs[i]->bd_disk, disk, depth + 1))
+			return true;
 	return false;
 }
 
@@ -94,7 +101,7 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 			seg->line, leg->dev);
 		return -ELOOP;
 	}
-	bdev = blkdev_get_by_dev(dev, PDM_OPEN_MODE, pd);
+	bdev = blkdev_get_by_dev(dev, PDM_OPEN_MODE, pdm_holder);
 	if (IS_ERR(bdev)) {
 		ret = PTR_ERR(bdev);
 		pdm_err(err, "line %u: %s: %s", seg->line, leg->dev,
@@ -153,6 +160,21 @@ static void pdm_leg_close(struct pdm_dev *pd, struct pdm_leg_spec *leg)
 	leg->bdev = NULL;
 }
 
+/*
+ * Why the map cannot poll: @b's queue does not.  Name the fix where there
+ * is a well-known one: nvme starts with no poll queues (nvme.poll_queues).
+ */
+static void pdm_nopoll_why(struct pdm_map *map, struct block_device *b)
+{
+	const char *drv = b->bd_disk->fops->owner ?
+			  module_name(b->bd_disk->fops->owner) : "";
+
+	snprintf(map->nopoll_why, sizeof(map->nopoll_why),
+		 "%u:%u (%pg) has no poll queues%s", MAJOR(b->bd_dev),
+		 MINOR(b->bd_dev), b,
+		 !strcmp(drv, "nvme_core") ? " (nvme.poll_queues=0)" : "");
+}
+
 /* Stack limits and features, and list each lower device once. */
 static int pdm_map_stack(struct pdm_map *map)
 {
@@ -161,6 +183,7 @@ static int pdm_map_stack(struct pdm_map *map)
 
 	blk_set_stacking_limits(&map->limits);
 	map->poll = true;
+	map->nowait = true;
 	map->discard = true;
 	map->wc = false;
 	for (s = 0; s < spec->nr_segs; s++)
@@ -182,11 +205,10 @@ static int pdm_map_stack(struct pdm_map *map)
 			if (map->poll &&
 			    !test_bit(QUEUE_FLAG_POLL, &q->queue_flags)) {
 				map->poll = false;
-				snprintf(map->nopoll_why,
-					 sizeof(map->nopoll_why),
-					 "%u:%u does not poll",
-					 MAJOR(b->bd_dev), MINOR(b->bd_dev));
+				pdm_nopoll_why(map, b);
 			}
+			if (!bdev_nowait(b))
+				map->nowait = false;
 			if (test_bit(QUEUE_FLAG_WC, &q->queue_flags))
 				map->wc = true;
 			if (!bdev_max_discard_sectors(b))
@@ -211,6 +233,13 @@ static int pdm_map_stack(struct pdm_map *map)
 		map->limits.max_hw_discard_sectors = 0;
 		map->limits.discard_granularity = 0;
 	}
+	/*
+	 * blk_stack_limits() keeps the smallest non-zero secure erase limit,
+	 * so one capable leg would advertise it for the whole table, and
+	 * BLKSECDISCARD would erase the capable legs irreversibly before
+	 * failing on the others.  As dm does, never offer it.
+	 */
+	map->limits.max_secure_erase_sectors = 0;
 	return 0;
 }
 
@@ -298,7 +327,14 @@ void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map)
 		blk_queue_flag_set(QUEUE_FLAG_POLL, q);
 	else
 		blk_queue_flag_clear(QUEUE_FLAG_POLL, q);
-	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	/*
+	 * io_uring issues with REQ_NOWAIT first and expects EAGAIN rather
+	 * than a wait: promise that only if no leg may block.
+	 */
+	if (map->nowait)
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+	else
+		blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
 	set_capacity_and_notify(pd->disk, map->spec.sectors);
 }
 

@@ -69,6 +69,7 @@ static void pdm_remap_endio(struct bio *bio)
 {
 	struct pdm_remap *rm = bio->bi_private;
 	struct pdm_dev *pd = rm->pd;
+	struct pdm_acct acct;
 
 	/* As for a clone: still REQ_POLLED means a poll completed it. */
 	if (bio->bi_opf & REQ_POLLED)
@@ -79,8 +80,9 @@ static void pdm_remap_endio(struct bio *bio)
 	/* The lower queue's rq_qos saw its end; pdm's queue has none. */
 	bio_clear_flag(bio, BIO_QOS_THROTTLED);
 	bio_clear_flag(bio, BIO_QOS_MERGED);
+	acct = rm->acct;
 	pdm_remap_free(pd, rm);
-	pdm_end_top(pd, bio);
+	pdm_end_top(pd, bio, &acct);
 }
 
 /**
@@ -89,6 +91,7 @@ static void pdm_remap_endio(struct bio *bio)
  * @top:  the bio, which pdm_fit() took whole
  * @bdev: the lower device
  * @lsec: the lower sector
+ * @acct: the bio's statistics, ended when it completes
  *
  * No clone: the bio itself is pointed at the lower device, with pdm's
  * end_io in front of its submitter's so that pd->active still counts it
@@ -100,7 +103,7 @@ static void pdm_remap_endio(struct bio *bio)
  * Return: false if no memory, with @top untouched.
  */
 bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
-	       sector_t lsec)
+	       sector_t lsec, const struct pdm_acct *acct)
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct pdm_remap *rm = pdm_remap_alloc(pd, gfp);
@@ -111,6 +114,7 @@ bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
 	rm->bdev = top->bi_bdev;
 	rm->end_io = top->bi_end_io;
 	rm->private = top->bi_private;
+	rm->acct = *acct;
 	top->bi_end_io = pdm_remap_endio;
 	top->bi_private = rm;
 	bio_set_dev(top, bdev);

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 #include <uapi/linux/pdm.h>
 
+#include "pdm-acct.h"
 #include "pdm-target.h"
 #include "pdm-table.h"
 
@@ -33,8 +34,9 @@ struct pdm_map {
 	char *text;			/* backing store of spec's strings */
 	struct queue_limits limits;	/* stacked from every leg */
 	bool poll;			/* every lower queue polls */
+	bool nowait;			/* every lower queue takes NOWAIT */
 	bool wc, discard;		/* some leg caches; every leg discards */
-	char nopoll_why[64];		/* why poll is false */
+	char nopoll_why[96];		/* why poll is false */
 	/* distinct lower devices, for flush; legs name theirs by index */
 	struct block_device **bdevs;
 	u32 nr_bdevs;
@@ -138,6 +140,7 @@ struct pdm_dev {
 
 	spinlock_t defer_lock;		/* suspended, deferred */
 	bool suspended;
+	bool frozen;			/* lock: suspend froze the fs */
 	struct bio_list deferred;
 
 	spinlock_t open_lock;		/* open_count, removing */
@@ -147,9 +150,11 @@ struct pdm_dev {
 	/*
 	 * Top bios to map again from process context: PREFLUSH+data bios
 	 * whose preflushes have all completed, their data still to go, and
-	 * polled bios whose clones met EAGAIN below (see pdm-io.c).  Each
-	 * keeps its reference on active, so a suspend waits for it and the
-	 * map stays the one it was first mapped with.  requeue_work maps
+	 * polled bios whose clones met EAGAIN below (see pdm-io.c), each
+	 * listed by the first clone of its last pass, which holds its
+	 * pdm_io (pdm_io_requeued()).  Each keeps its reference on active,
+	 * so a suspend waits for it and the map stays the one it was first
+	 * mapped with.  requeue_work maps
 	 * them from wq, where it may block; removal destroys wq, which
 	 * waits for the work.
 	 */
@@ -218,6 +223,7 @@ struct pdm_io {
 	unsigned long magic;
 	struct pdm_dev *pd;
 	struct bio *top;
+	struct pdm_acct acct;		/* the top bio's, across requeues */
 	void *saved_private;
 	atomic_t remaining;
 	blk_status_t status;		/* first error, racy but any will do */
@@ -257,6 +263,7 @@ struct pdm_remap {
 	struct block_device *bdev;	/* the pdm device's */
 	bio_end_io_t *end_io;
 	void *private;
+	struct pdm_acct acct;
 	struct pdm_remap *next;		/* in a pdm_remap_list */
 };
 
@@ -285,8 +292,8 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		   struct pdm_dev **out);
 int pdm_dev_remove(struct pdm_dev *pd, char *err);
 int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err);
-int pdm_dev_suspend(struct pdm_dev *pd, char *err);
-int pdm_dev_resume(struct pdm_dev *pd, char *err);
+int pdm_dev_suspend(struct pdm_dev *pd, bool lockfs, char *err);
+int pdm_dev_resume(struct pdm_dev *pd, bool lockfs, char *err);
 bool pdm_dev_suspended(struct pdm_dev *pd);
 int pdm_dev_open_count(struct pdm_dev *pd);
 size_t pdm_dev_list(void *out, size_t room);
@@ -307,29 +314,33 @@ void pdm_requeue_work(struct work_struct *work);
 
 /* pdm-io-life.c */
 struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
-			   struct bio *top);
+			   struct bio *top, const struct pdm_acct *acct);
 void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns);
 void pdm_io_publish(struct pdm_io *io);
 void pdm_io_free_held(struct pdm_io *io, struct bio_list *held);
 void pdm_io_put(struct pdm_io *io);
 struct pdm_io *pdm_io_walk(struct bio *bio);
 int pdm_io_unwalk(struct pdm_io *io);
+struct bio *pdm_io_requeued(struct bio *first, struct pdm_acct *acct);
 
 /* pdm-remap.c */
 extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
 bool pdm_want_remap(struct pdm_dev *pd, struct bio *top);
 bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
-	       sector_t lsec);
+	       sector_t lsec, const struct pdm_acct *acct);
 void pdm_remap_free_drain(struct pdm_dev *pd);
 
 /*
- * End a top bio and drop its reference on pd->active, in that order
- * reversed: once the submitter has its bio back it may close and remove
- * the device, which waits only for the references (as dm drops its
- * pending count before bio_endio()).  Nothing here touches @pd after.
+ * End a top bio: its statistics, then its reference on pd->active, then
+ * the bio, in that order: once the submitter has its bio back it may
+ * close and remove the device, which waits only for the references (as
+ * dm drops its pending count before bio_endio()).  Nothing here touches
+ * @pd after.
  */
-static inline void pdm_end_top(struct pdm_dev *pd, struct bio *top)
+static inline void pdm_end_top(struct pdm_dev *pd, struct bio *top,
+			       const struct pdm_acct *acct)
 {
+	pdm_acct_end(pd->disk, top, acct);
 	percpu_ref_put(&pd->active);
 	bio_endio(top);
 }

@@ -12,7 +12,8 @@
 # - 1 MiB tables: exactly PDM_MAX_TABLE bytes is accepted, one byte more is
 #   refused (by pdmsetup, before the ioctl);
 # - errors that need the lower devices: ENOENT, ENOTBLK, ENXIO, ERANGE, a
-#   segment not aligned to 4 KiB blocks (EINVAL), EBUSY, ELOOP (a device
+#   segment not aligned to 4 KiB blocks (EINVAL), EBUSY (a disk that
+#   device-mapper holds: pdm devices share disks, pdm-share), ELOOP (a device
 #   under itself, a 2-device cycle, a cycle through an inactive table),
 #   ERANGE, EINVAL and EBUSY on a later leg of a reload too (where the
 #   legs before it were already linked in sysfs), bad names, EEXIST,
@@ -227,6 +228,9 @@ nullb_cfs nb4k size=64 blocksize=4096
 expect_eq "nb4k logical block size" 4096 \
 	"$(cat /sys/block/nb4k/queue/logical_block_size)"
 expect_free "before" nullb0 nullb1 nb4k
+# Held by device-mapper throughout: pdm must get EBUSY on it.
+nullb_cfs nbhold size=64
+run dmsetup create hold --table "0 8 linear /dev/nbhold 0"
 
 expect_err "pdmsetup: create bad: No such file or directory: line 1: /dev/pdm-none: no such device" \
 	pdmsetup create bad --table "0 8 linear /dev/pdm-none 0"
@@ -272,16 +276,17 @@ run pdmsetup remove b
 run pdmsetup remove c
 expect_free "b and c removed" nullb1 nb4k
 
-# EBUSY: nullb0 is held by a; a striped table opens nullb1 first, then
-# fails on nullb0 and must let nullb1 go.
-expect_err "pdmsetup: create bad: Device or resource busy: line 1: /dev/nullb0: in use by someone else" \
-	pdmsetup create bad --table "0 8 linear /dev/nullb0 0"
+# EBUSY: dm holds nbhold; a striped table opens nullb1 first, then fails
+# on nbhold and must let nullb1 go.
+expect_err "pdmsetup: create bad: Device or resource busy: line 1: /dev/nbhold: in use by someone else" \
+	pdmsetup create bad --table "0 8 linear /dev/nbhold 0"
 expect_pdm "EBUSY" 1 pdm0
-expect_err "pdmsetup: create bad: Device or resource busy: line 1: /dev/nullb0: in use by someone else" \
-	pdmsetup create bad --table "0 16 striped 2 8 /dev/nullb1 0 /dev/nullb0 0"
+expect_err "pdmsetup: create bad: Device or resource busy: line 1: /dev/nbhold: in use by someone else" \
+	pdmsetup create bad --table "0 16 striped 2 8 /dev/nullb1 0 /dev/nbhold 0"
 expect_free "EBUSY on the second leg" nullb1
 expect_pdm "EBUSY on the second leg" 1 pdm0
 expect_eq "nullb0 holders: only a" pdm0 "$(ls /sys/block/nullb0/holders)"
+expect_eq "nbhold holders: only dm" "dm-" "$(ls /sys/block/nbhold/holders | cut -c1-3)"
 
 # The same refusals by a reload of a, a live disk: there a leg that opened
 # is linked at once (holders/ and slaves/ links in sysfs), so a later
@@ -304,15 +309,11 @@ expect_err "pdmsetup: reload a: Invalid argument: line 2: /dev/nb4k: not aligned
 	pdmsetup reload a --table "$(printf '0 4 linear /dev/nullb1 0\n4 8 linear /dev/nb4k 0')"
 expect_free "reload: misaligned second segment" nullb1 nb4k
 expect_a_alone "reload: misaligned second segment"
-# nb4k held by b: EBUSY after nullb1 was opened and linked.
-expect_eq "create b on nb4k" /dev/pdm1 \
-	"$(pdmsetup create b --table "0 8 linear /dev/nb4k 0")"
-expect_err "pdmsetup: reload a: Device or resource busy: line 1: /dev/nb4k: in use by someone else" \
-	pdmsetup reload a --table "0 16 striped 2 8 /dev/nullb1 0 /dev/nb4k 0"
+# nbhold held by dm: EBUSY after nullb1 was opened and linked.
+expect_err "pdmsetup: reload a: Device or resource busy: line 1: /dev/nbhold: in use by someone else" \
+	pdmsetup reload a --table "0 16 striped 2 8 /dev/nullb1 0 /dev/nbhold 0"
 expect_free "reload: EBUSY on the second leg" nullb1
-expect_eq "nb4k holders: only b" pdm1 "$(ls /sys/block/nb4k/holders)"
-run pdmsetup remove b
-expect_free "b removed" nb4k
+expect_eq "nbhold holders: only dm" "dm-" "$(ls /sys/block/nbhold/holders | cut -c1-3)"
 expect_a_alone "reload: EBUSY on the second leg"
 
 # Leaks on these failure paths: each opens and closes lower devices (and
@@ -328,9 +329,9 @@ DEV_ERRORS=(
 	"create|0 32 striped 2 8 /dev/nullb1 0 /dev/nb4k 4"
 	"create|0 8 linear /dev/nb4k 1"
 	"create|$(printf '0 4 linear /dev/nullb1 0\n4 8 linear /dev/nb4k 0')"
-	"create|0 8 linear /dev/nullb0 0"
-	"create|0 16 striped 2 8 /dev/nullb1 0 /dev/nullb0 0"
-	"create|$(printf '0 8 linear /dev/nb4k 0\n8 8 linear /dev/nullb0 0')"
+	"create|0 8 linear /dev/nbhold 0"
+	"create|0 16 striped 2 8 /dev/nullb1 0 /dev/nbhold 0"
+	"create|$(printf '0 8 linear /dev/nb4k 0\n8 8 linear /dev/nbhold 0')"
 	"reload|0 32 striped 2 8 /dev/nullb1 0 /dev/nb4k 4"
 	"reload|$(printf '0 4 linear /dev/nullb1 0\n4 8 linear /dev/nb4k 0')"
 )
@@ -444,6 +445,8 @@ run chmod 600 /dev/pdm-control
 expect_no_pdm_disk "after the user's attempts"
 expect_eq "root still may" "No devices found" "$(pdmsetup ls)"
 
+run dmsetup remove hold
+run rmdir /sys/kernel/config/nullb/nbhold
 run rmdir /sys/kernel/config/nullb/nb4k
 run rmmod pdm
 echo "PASS ($(uptime_s) s)"

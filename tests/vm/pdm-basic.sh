@@ -4,7 +4,8 @@
 # vm: -c 2
 # pdm over null_blk poll queues: pdmsetup's verbs and output shapes, linear
 # and striped tables with io_uring hipri=1 (every completion reaped by
-# null_poll() through pdm's poll_bio), holders, EBUSY on removing an open
+# null_poll() through pdm's poll_bio), holders (a second device sharing a
+# lower disk), EBUSY on removing an open
 # device, rmmod refused while devices exist.
 . "$(dirname "$0")/lib/lib.sh"
 
@@ -42,10 +43,12 @@ expect_ge "polled bios" 3000 "$(cat /sys/block/pdm0/pdm/polled_bios)"
 expect_eq "clones completed by a poll" 3000 \
 	"$(cat /sys/block/pdm0/pdm/completions_found)"
 
-# Lower devices are held exclusively; an open device cannot be removed;
-# the module cannot be unloaded while devices exist.
-expect_fail "nullb0: in use by someone else" \
-	pdmsetup create other --table "0 8 linear /dev/nullb0 0"
+# pdm devices share lower devices (pdm-share tests more); an open device
+# cannot be removed; the module cannot be unloaded while devices exist.
+expect_eq "a second device on nullb0" /dev/pdm1 \
+	"$(pdmsetup create other --table "0 8 linear /dev/nullb0 8")"
+expect_eq "holder links" "pdm0 pdm1" "$(ls /sys/block/nullb0/holders | tr '\n' ' ' | sed 's/ $//')"
+run pdmsetup remove other
 exec 3</dev/pdm0
 expect_fail "Device or resource busy" pdmsetup remove lin
 pdmsetup info lin | grep -q '^Open count: *1$' || fail "open count: $(pdmsetup info lin)"

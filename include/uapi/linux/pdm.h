@@ -18,7 +18,7 @@
 
 /* Bumped on any incompatible change of the structures below. */
 #define PDM_ABI_MAJOR		1
-#define PDM_ABI_MINOR		0
+#define PDM_ABI_MINOR		1
 
 #define PDM_NAME_LEN		128	/* device name, NUL included */
 #define PDM_MSG_LEN		256	/* err[], NUL included */
@@ -34,6 +34,9 @@ struct pdm_version {
 #define PDM_F_POLL		(1U << 2)	/* out: io_uring IOPOLL works */
 #define PDM_F_BUFFER_FULL	(1U << 3)	/* out: data did not fit */
 #define PDM_F_QUERY_INACTIVE	(1U << 4)	/* in: TABLE of the inactive */
+/* in: SUSPEND, RESUME: do not freeze the file system (ABI 1.1) */
+#define PDM_F_NOLOCKFS		(1U << 5)
+#define PDM_F_IN		(PDM_F_QUERY_INACTIVE | PDM_F_NOLOCKFS)
 
 struct pdm_ioctl {
 	__u32 version[2];	/* in: PDM_ABI_MAJOR, PDM_ABI_MINOR */

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pdm's I/O statistics: what /proc/diskstats, /sys/block/pdmN/stat and
+ * iostat show for a pdm disk, honouring its queue/iostats.
+ */
+#ifndef _PDM_ACCT_H
+#define _PDM_ACCT_H
+
+#include <linux/blkdev.h>
+#include <linux/jiffies.h>
+#include <linux/part_stat.h>
+
+/*
+ * A top bio's statistics, started when pdm takes the bio and ended when
+ * it gives it back: once per top bio whatever passes, clones or requeues
+ * it takes, so that the disk counts what its submitters asked for.  A
+ * flush with data counts as a write of its data; an empty flush as a
+ * flush, as blk-mq counts its flush requests: at its end, never in
+ * flight (6.1's bdev_start_io_acct() would count it as a read).  on
+ * records whether iostats was on at the start, so that switching it off
+ * under I/O leaves nothing in flight.
+ */
+struct pdm_acct {
+	unsigned long start;		/* jiffies */
+	bool on;
+	bool flush;			/* an empty flush */
+};
+
+static inline void pdm_acct_start(struct gendisk *disk, struct bio *top,
+				  struct pdm_acct *acct)
+{
+	acct->on = blk_queue_io_stat(disk->queue);
+	if (!acct->on)
+		return;
+	acct->flush = (top->bi_opf & REQ_PREFLUSH) && !bio_sectors(top);
+	acct->start = jiffies;
+	if (!acct->flush)
+		bdev_start_io_acct(disk->part0, bio_sectors(top), bio_op(top),
+				   acct->start);
+}
+
+/* @op: the top bio's, as it was at the start (a requeue keeps it). */
+static inline void pdm_acct_end(struct gendisk *disk, struct bio *top,
+				const struct pdm_acct *acct)
+{
+	if (!acct->on)
+		return;
+	if (!acct->flush) {
+		bdev_end_io_acct(disk->part0, bio_op(top), acct->start);
+		return;
+	}
+	part_stat_lock();
+	part_stat_inc(disk->part0, ios[STAT_FLUSH]);
+	part_stat_add(disk->part0, nsecs[STAT_FLUSH],
+		      jiffies_to_nsecs(jiffies - acct->start));
+	part_stat_unlock();
+}
+
+#endif /* _PDM_ACCT_H */

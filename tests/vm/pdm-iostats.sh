@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# pdm's I/O statistics (/sys/block/pdmN/stat, /proc/diskstats, iostat)
+# against what fio did: in tracked and direct mode, polled and by
+# interrupt, reads and writes count each top bio once with its sectors;
+# a flush (fsync) counts as a flush; a discard counts as the lower
+# device's discards do; no merges; nothing in flight at idle, even after
+# queue/iostats was switched off and on under I/O; and with iostats off
+# nothing is counted.
+. "$(dirname "$0")/lib/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
+	irqmode=0 gb=1 memory_backed=1 discard=1 cache_size=64
+run modprobe pdm
+sz=$(cat /sys/block/nullb0/size)
+run pdmsetup create st --table "0 $sz linear /dev/nullb0 0" >/dev/null
+Q=/sys/block/pdm0/queue
+expect_eq "iostats on by default" 1 "$(cat $Q/iostats)"
+
+# stat_of DEV: the 17 fields of /sys/block/DEV/stat (6.1): 1 reads,
+# 2 read merges, 3 read sectors, 5 writes, 6 write merges, 7 write
+# sectors, 9 in flight, 12 discards, 13 discard merges, 14 discard
+# sectors, 16 flushes.
+stat_of() {
+	cat "/sys/block/$1/stat"
+}
+# delta BEFORE AFTER FIELD
+delta() {
+	local a b
+	a=$(echo "$1" | awk -v f="$3" '{ print $f }')
+	b=$(echo "$2" | awk -v f="$3" '{ print $f }')
+	echo $((b - a))
+}
+# expect_counts WHAT BEFORE AFTER FIELD=N...: each FIELD moved by N; the
+# merges stay 0 and nothing is left in flight.
+expect_counts() {
+	local what=$1 before=$2 after=$3 kv f
+	shift 3
+	for kv in "$@"; do
+		expect_eq "$what: field ${kv%%=*}" "${kv#*=}" \
+			"$(delta "$before" "$after" "${kv%%=*}")"
+	done
+	for f in 2 6 13; do
+		expect_eq "$what: merges (field $f)" 0 \
+			"$(echo "$after" | awk -v f=$f '{ print $f }')"
+	done
+	expect_eq "$what: in flight" 0 "$(echo "$after" | awk '{ print $9 }')"
+	expect_eq "$what: inflight file" "0 0" \
+		"$(cat /sys/block/pdm0/inflight | awk '{ print $1, $2 }')"
+}
+
+N=1000
+for mode in tracked direct; do
+	echo $mode >/sys/block/pdm0/pdm/poll_mode
+	for hipri in 1 0; do
+		w="$mode hipri=$hipri"
+		b=$(stat_of pdm0)
+		fio_run r --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+			--hipri=$hipri --bs=4k --rw=randread --iodepth=16 \
+			--number_ios=$N
+		expect_eq "$w: fio reads" $N "$(fio_ios 4096)"
+		expect_counts "$w: reads" "$b" "$(stat_of pdm0)" \
+			1=$N 3=$((N * 8)) 5=0 7=0 12=0 16=0
+		b=$(stat_of pdm0)
+		fio_run w --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+			--hipri=$hipri --bs=8k --rw=randwrite --iodepth=16 \
+			--number_ios=$((N / 2))
+		expect_counts "$w: writes" "$b" "$(stat_of pdm0)" \
+			1=0 5=$((N / 2)) 7=$((N * 8)) 12=0 16=0
+	done
+done
+
+# A flush per fsync (the lower device has a write cache, so each reaches
+# pdm): 200 writes of 4 KiB, an fsync after each but the last (fio ends
+# the job before it); the lower device counts the same flushes.
+expect_eq "write cache" "write back" "$(cat $Q/write_cache)"
+b=$(stat_of pdm0) lb=$(stat_of nullb0)
+fio_run f --filename=/dev/pdm0 --ioengine=psync --direct=1 --bs=4k \
+	--rw=write --number_ios=200 --fsync=1
+after=$(stat_of pdm0)
+expect_counts "fsync" "$b" "$after" 1=0 5=200 7=1600 \
+	16="$(delta "$lb" "$(stat_of nullb0)" 16)"
+expect_ge "flushes" 199 "$(delta "$b" "$after" 16)"
+
+# Discards: the same count and sectors as the lower device's.
+b=$(stat_of pdm0) lb=$(stat_of nullb0)
+# --force: no signature probe, whose reads would count.
+run blkdiscard -f -o 0 -l $((4 << 20)) /dev/pdm0
+after=$(stat_of pdm0)
+expect_counts "discard" "$b" "$after" 14=8192 \
+	12="$(delta "$lb" "$(stat_of nullb0)" 12)" 1=0 5=0
+expect_ge "discards" 1 "$(delta "$b" "$after" 12)"
+
+# Off: nothing counted.  Off and on under I/O: nothing left in flight.
+echo 0 >$Q/iostats
+b=$(stat_of pdm0)
+fio_run off --filename=/dev/pdm0 --ioengine=io_uring --direct=1 --hipri=1 \
+	--bs=4k --rw=randread --iodepth=16 --number_ios=$N
+expect_eq "iostats off: nothing counted" "$b" "$(stat_of pdm0)"
+fio --name=flip --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--bs=4k --rw=randrw --iodepth=32 --time_based --runtime=4 \
+	>/tmp/flip.out 2>&1 &
+pid=$!
+while kill -0 $pid 2>/dev/null; do
+	echo 1 >$Q/iostats
+	sleep 0.05
+	echo 0 >$Q/iostats
+	sleep 0.05
+done
+wait $pid || { cat /tmp/flip.out; fail "fio flip failed"; }
+echo 1 >$Q/iostats
+expect_counts "iostats flipped under I/O" "$b" "$(stat_of pdm0)"
+run pdmsetup remove st
+run rmmod pdm
+echo "PASS"

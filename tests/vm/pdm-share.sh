@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# pdm devices share a lower disk as dm devices do: pdm holds every lower
+# device with one module-wide holder.  Two devices over the two halves of
+# one null_blk disk and a third over all of it (overlapping, as dm allows)
+# write and verify data polled at the same time; the whole-disk device
+# sees the half devices' data where they put it; holders/ lists each user.
+# Any other exclusive opener is still refused while pdm holds the disk
+# (dm, a mount), pdm is refused on a disk with a file system mounted, and
+# each device is removed alone while the others keep their data.
+. "$(dirname "$0")/lib/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
+	irqmode=0 gb=1 memory_backed=1
+run modprobe dm-mod
+run modprobe ext4
+run modprobe pdm
+sz=$(cat /sys/block/nullb0/size)
+half=$((sz / 2))
+mib=16
+
+holders() {
+	ls "/sys/block/$1/holders" | tr '\n' ' ' | sed 's/ $//'
+}
+
+expect_eq "create lo" /dev/pdm0 \
+	"$(pdmsetup create lo --table "0 $half linear /dev/nullb0 0")"
+expect_eq "create hi" /dev/pdm1 \
+	"$(pdmsetup create hi --table "0 $half linear /dev/nullb0 $half")"
+expect_eq "create all (overlaps both)" /dev/pdm2 \
+	"$(pdmsetup create all --table "0 $sz linear /dev/nullb0 0")"
+expect_eq "nullb0 holders" "pdm0 pdm1 pdm2" "$(holders nullb0)"
+
+# Both halves written and verified at once, polled.  fio_run's job
+# options follow its first --name; the second job repeats them.
+# job DEV [VERIFY-OPTS]: one job's options.
+job() {
+	echo "--filename=$1 --ioengine=io_uring --hipri=1 --direct=1" \
+		"--rw=randwrite --bs=4k --iodepth=16 --size=${mib}m" \
+		"--verify=crc32c --verify_fatal=1 ${2:---do_verify=1}"
+}
+# shellcheck disable=SC2046 # one word per option
+fio_run lo $(job /dev/pdm0) --name=hi $(job /dev/pdm1)
+expect_eq "all sees lo's data" "$(md5_of /dev/pdm0 0 $((mib * 2048)))" \
+	"$(md5_of /dev/pdm2 0 $((mib * 2048)))"
+expect_eq "all sees hi's data" "$(md5_of /dev/pdm1 0 $((mib * 2048)))" \
+	"$(md5_of /dev/pdm2 "$half" $((mib * 2048)))"
+
+# Other exclusive openers are still refused while pdm holds the disk.
+expect_fail "Device or resource busy" \
+	dmsetup create other --table "0 8 linear /dev/nullb0 0"
+expect_fail "Device or resource busy" mount -t ext4 /dev/nullb0 /mnt
+
+# And pdm is refused on a disk that a mounted file system holds.
+run mke2fs -q -F -t ext4 /dev/nullb1
+run mount -t ext4 /dev/nullb1 /mnt
+expect_fail "line 1: /dev/nullb1: in use by someone else" \
+	pdmsetup create mounted --table "0 8 linear /dev/nullb1 0"
+expect_eq "nullb1 holders while mounted" "" "$(holders nullb1)"
+run umount /mnt
+
+# Each device goes alone; the others keep serving their data.
+run pdmsetup remove lo
+expect_eq "nullb0 holders without lo" "pdm1 pdm2" "$(holders nullb0)"
+# shellcheck disable=SC2046
+fio_run hi $(job /dev/pdm1 --verify_only=1)
+run pdmsetup remove all
+expect_eq "nullb0 holders: hi alone" pdm1 "$(holders nullb0)"
+# shellcheck disable=SC2046
+fio_run hi $(job /dev/pdm1 --verify_only=1)
+run pdmsetup remove hi
+expect_eq "nullb0 holders after the last" "" "$(holders nullb0)"
+# Released: another exclusive opener gets it now.
+run dmsetup create other --table "0 8 linear /dev/nullb0 0"
+expect_fail "nullb0: in use by someone else" \
+	pdmsetup create back --table "0 8 linear /dev/nullb0 0"
+run dmsetup remove other
+run rmmod pdm
+echo "PASS"
