@@ -27,10 +27,26 @@ hostname blkfast-vm
 kml=/sys/kernel/debug/kmemleak
 [ ! -w $kml ] || echo scan=off >$kml
 
+# kmemleak names the module of a leaked object's allocator only while it
+# is loaded; most tests unload ours before the scan below, and then print
+# its frames as bare addresses.  So every rmmod and modprobe first notes
+# where the modules lie (/proc/modules), for the host to name them
+# (scripts/vm.sh).
+wrap=/tmp/.blkfast-wrap mods=/tmp/.blkfast-modules
+if [ -w $kml ]; then
+	mkdir -p $wrap
+	for t in rmmod modprobe; do
+		printf '#!/bin/bash\ncat /proc/modules >>%s\nexec -a %s /usr/bin/kmod "$@"\n' \
+			$mods $t >$wrap/$t
+		chmod +x $wrap/$t
+	done
+	echo /tmp/.blkfast-wrap/modprobe >/proc/sys/kernel/modprobe
+fi
+
 cd /blkfast || exit 1
 read -ra args <./args
 read -r script <./script
-bash "$script" "${args[@]}" </dev/null
+PATH=$wrap:$PATH bash "$script" "${args[@]}" </dev/null
 rc=$?
 
 # The debug kernel's kmemleak reports an object that no reference points
@@ -48,6 +64,9 @@ if [ -w $kml ]; then
 	echo "@@BLKFAST-KMEMLEAK-BEGIN@@"
 	cat $kml
 	echo "@@BLKFAST-KMEMLEAK-END@@"
+	echo "@@BLKFAST-MODULES-BEGIN@@"
+	cat $mods /proc/modules 2>/dev/null | sort -u
+	echo "@@BLKFAST-MODULES-END@@"
 fi
 
 echo "@@BLKFAST-DMESG-BEGIN@@"

@@ -232,6 +232,33 @@ wall=$(echo "$(date +%s.%N) - $start" | bc)
 sed -n -e '/@@BLKFAST-DMESG-BEGIN@@/q' -e '/SeaBIOS/d' \
 	-e 's/^.*Booting from ROM\.\.//' -e p "$console"
 
+# name_unloaded_frames MODULES: kmemleak's report, from stdin to stdout,
+# with each bare frame address (a module unloaded before the scan) that
+# lies in a module listed in MODULES (lines of /proc/modules) named as
+# kmemleak names a loaded one's: "[module]".  bash's 64-bit arithmetic
+# wraps kernel addresses to negative numbers, in order.
+name_unloaded_frames() {
+	local -a names=() starts=() sizes=()
+	local name size base line addr i
+	while read -r name size _ _ _ base _; do
+		case $base in 0x*) ;; *) continue ;; esac
+		names+=("$name") starts+=("$base") sizes+=("$size")
+	done <"$1"
+	while IFS= read -r line; do
+		if [[ $line =~ \[\<([0-9a-f]{16})\>\]\ 0x[0-9a-f]+$ ]]; then
+			addr=$((16#${BASH_REMATCH[1]}))
+			for i in "${!names[@]}"; do
+				if ((addr >= starts[i] && addr < starts[i] + sizes[i]))
+				then
+					line+=" [${names[i]}]"
+					break
+				fi
+			done
+		fi
+		printf '%s\n' "$line"
+	done
+}
+
 fail() {
 	echo "vm.sh: FAIL: $*" >&2
 	echo "vm.sh: --- last 40 console lines ---" >&2
@@ -263,10 +290,14 @@ fi
 [ -n "$rc" ] || fail "guest never reported an exit code (crash or panic)"
 # kmemleak's report (debug kernel, scripts/guest-init.sh): an unreferenced
 # object whose allocation backtrace names one of our modules is a leak of
-# ours.  (A frame in a module unloaded before the scan prints as a bare
-# address and is not caught here.)
+# ours.  A frame in a module unloaded before the scan prints as a bare
+# address: it is named from where the guest saw the modules lie.
 sed -n '/@@BLKFAST-KMEMLEAK-BEGIN@@/,/@@BLKFAST-KMEMLEAK-END@@/p' "$console" \
 	>"$work/kmemleak"
+sed -n '/@@BLKFAST-MODULES-BEGIN@@/,/@@BLKFAST-MODULES-END@@/p' "$console" \
+	>"$work/modules"
+name_unloaded_frames "$work/modules" <"$work/kmemleak" >"$work/kmemleak.named"
+mv "$work/kmemleak.named" "$work/kmemleak"
 if grep -aEq '\[(pdm|split_deadline|blkfast_[a-z]+)\]' "$work/kmemleak"; then
 	echo "vm.sh: kmemleak reports objects allocated by our modules:" >&2
 	head -n 60 "$work/kmemleak" >&2
