@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pdm devices: create, remove, reload, suspend and resume, and the block
- * device operations.  Create runs under pdm_ctl_mutex, the others under
- * the device's lock (see struct pdm_dev).
+ * device operations.  Create takes pdm_ctl_mutex to check and publish
+ * the new device, the others run under the device's lock (see struct
+ * pdm_dev).  Neither holds pdm_ctl_mutex while it looks up or opens
+ * lower devices, which may need I/O through a suspended pdm device.
  */
 #include <linux/blkdev.h>
 #include <linux/idr.h>
@@ -20,6 +22,8 @@ static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
 static DEFINE_IDA(pdm_minors);
 
 static void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
+static void pdm_deferred_remove_work(struct work_struct *work);
+static DECLARE_WORK(pdm_deferred_work, pdm_deferred_remove_work);
 
 static int pdm_open(struct block_device *bdev, fmode_t mode)
 {
@@ -38,10 +42,14 @@ static int pdm_open(struct block_device *bdev, fmode_t mode)
 static void pdm_release(struct gendisk *disk, fmode_t mode)
 {
 	struct pdm_dev *pd = disk->private_data;
+	bool remove;
 
 	spin_lock(&pd->open_lock);
-	pd->open_count--;
+	remove = !--pd->open_count && pd->deferred_remove;
 	spin_unlock(&pd->open_lock);
+	/* Not here: remove takes the disk's open_mutex, which we run under. */
+	if (remove)
+		schedule_work(&pdm_deferred_work);
 }
 
 const struct block_device_operations pdm_fops = {
@@ -83,6 +91,70 @@ int pdm_dev_open_count(struct pdm_dev *pd)
 bool pdm_dev_suspended(struct pdm_dev *pd)
 {
 	return READ_ONCE(pd->suspended);
+}
+
+bool pdm_dev_remove_pending(struct pdm_dev *pd)
+{
+	bool pending;
+
+	spin_lock(&pd->open_lock);
+	pending = pd->deferred_remove;
+	spin_unlock(&pd->open_lock);
+	return pending;
+}
+
+/* A device whose deferred removal is due: closed, and not being removed. */
+static bool pdm_dev_remove_due(struct pdm_dev *pd)
+{
+	bool due;
+
+	spin_lock(&pd->open_lock);
+	due = pd->deferred_remove && !pd->open_count && !pd->removing;
+	spin_unlock(&pd->open_lock);
+	return due;
+}
+
+/*
+ * Remove the devices whose last close found a deferred removal pending,
+ * as a command would: under the device's lock, and waiting for the I/O
+ * a closed device may still have in flight (writeback).  A removal that
+ * fails (the device was opened again meanwhile) stays pending.
+ */
+static void pdm_deferred_remove_work(struct work_struct *work)
+{
+	char err[PDM_MSG_LEN];
+	struct pdm_dev *pd, *due;
+
+	for (;;) {
+		due = NULL;
+		mutex_lock(&pdm_ctl_mutex);
+		list_for_each_entry(pd, &pdm_devs, node) {
+			if (pdm_dev_remove_due(pd)) {
+				due = pd;
+				refcount_inc(&pd->ref);
+				break;
+			}
+		}
+		mutex_unlock(&pdm_ctl_mutex);
+		if (!due)
+			return;
+		mutex_lock(&due->lock);
+		if (!due->gone && pdm_dev_remove(due, false, err)) {
+			pr_warn("pdm: deferred remove of %s: %s\n", due->name,
+				err);
+			spin_lock(&due->open_lock);
+			due->deferred_remove = false;
+			spin_unlock(&due->open_lock);
+		}
+		mutex_unlock(&due->lock);
+		pdm_dev_put(due);
+	}
+}
+
+/* Module exit: the last deferred removal's work may still be returning. */
+void pdm_dev_exit(void)
+{
+	flush_work(&pdm_deferred_work);
 }
 
 /* Everything but the disk and the maps. */
@@ -204,28 +276,67 @@ static void pdm_unlink_failed_holders(struct pdm_map *map,
 				  disk->disk_name);
 }
 
+/* The device whose uuid is @uuid, if any. */
+static struct pdm_dev *pdm_dev_find_uuid(const char *uuid)
+{
+	struct pdm_dev *pd;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	list_for_each_entry(pd, &pdm_devs, node)
+		if (!strcmp(pd->uuid, uuid))
+			return pd;
+	return NULL;
+}
+
+/* Is the name and the uuid, if any, of a new device free?  Says why not. */
+static int pdm_dev_unique(const struct pdm_dev_args *args, char *err)
+{
+	struct pdm_dev *pd;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	if (pdm_dev_find(args->name)) {
+		pdm_err(err, "%s: a device of that name exists", args->name);
+		return -EEXIST;
+	}
+	pd = args->uuid[0] ? pdm_dev_find_uuid(args->uuid) : NULL;
+	if (pd) {
+		pdm_err(err, "%s: uuid %s is %s's", args->name, args->uuid,
+			pd->name);
+		return -EEXIST;
+	}
+	return 0;
+}
+
 /**
  * pdm_dev_create() - create a device with a live table
- * @name: its name, unique
+ * @args: its name, unique; its uuid, unique if not empty; its mode
  * @text: the table text (kvmalloc'd; owned by the device on success)
  * @len:  bytes of @text
  * @err:  PDM_MSG_LEN bytes for a message on failure
- * @out:  the new device
+ * @out:  the new device, with a reference for the caller to put
+ *
+ * Takes pdm_ctl_mutex to check the name and uuid, and again to check
+ * them once more and publish the device; not while it opens the lower
+ * devices.  (Nothing can stack on the new disk before it is published,
+ * so its table needs no stack check.)
  *
  * Return: 0 or a negative errno, with nothing created or left open.
  */
-int pdm_dev_create(const char *name, char *text, size_t len, char *err,
-		   struct pdm_dev **out)
+int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
+		   char *err, struct pdm_dev **out)
 {
+	const char *name = args->name;
 	struct pdm_map *map;
 	struct gendisk *disk;
 	struct pdm_dev *pd;
 	int ret;
 
-	if (pdm_dev_find(name)) {
-		pdm_err(err, "%s: a device of that name exists", name);
-		return -EEXIST;
-	}
+	/* Fail early, before opening anything; checked again below. */
+	mutex_lock(&pdm_ctl_mutex);
+	ret = pdm_dev_unique(args, err);
+	mutex_unlock(&pdm_ctl_mutex);
+	if (ret)
+		return ret;
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
 	ret = -ENOMEM;
@@ -234,6 +345,8 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		pdm_err(err, "%s: cannot allocate the device", name);
 		goto put_module;
 	}
+	strscpy(pd->uuid, args->uuid, sizeof(pd->uuid));
+	pd->read_only = args->read_only;
 	disk = blk_alloc_disk(NUMA_NO_NODE);
 	if (!disk) {
 		pdm_err(err, "%s: cannot allocate the disk", name);
@@ -249,8 +362,9 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
 	snprintf(disk->disk_name, DISK_NAME_LEN, "pdm%d", pd->minor);
 	pd->disk = disk;
+	set_disk_ro(disk, pd->read_only);
 
-	map = pdm_map_build(pd, text, len, err);
+	map = pdm_map_build(pd, text, len, pd->read_only, err);
 	if (IS_ERR(map)) {
 		ret = PTR_ERR(map);
 		goto put_disk;
@@ -260,6 +374,10 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		pdm_err(err, "%s: cannot allocate the I/O pools", name);
 		goto free_map;
 	}
+	mutex_lock(&pdm_ctl_mutex);
+	ret = pdm_dev_unique(args, err);
+	if (ret)
+		goto unlock;
 	pd->map = map;
 	pdm_map_apply(pd, map);
 	ret = device_add_disk(NULL, disk, pdm_attr_groups);
@@ -267,12 +385,16 @@ int pdm_dev_create(const char *name, char *text, size_t len, char *err,
 		pdm_err(err, "%s: cannot add the disk", name);
 		pdm_unlink_failed_holders(map, disk);
 		pd->map = NULL;
-		goto free_map;
+		goto unlock;
 	}
 	list_add_tail(&pd->node, &pdm_devs);
+	refcount_inc(&pd->ref);		/* the caller's */
+	mutex_unlock(&pdm_ctl_mutex);
 	pdm_dev_uevent(pd, "create");
 	*out = pd;
 	return 0;
+unlock:
+	mutex_unlock(&pdm_ctl_mutex);
 free_map:
 	map->text = NULL;	/* the caller frees it on failure */
 	pdm_map_free(pd, map);
@@ -290,7 +412,8 @@ put_module:
  * @pd:    the device
  * @event: "create", "resume" or "remove", as PDM_EVENT
  *
- * A change event on the disk with PDM_NAME, PDM_EVENT and PDM_SUSPENDED in
+ * A change event on the disk with PDM_NAME, PDM_UUID ("" if none),
+ * PDM_EVENT and PDM_SUSPENDED in
  * its environment, as dm sends DM_NAME on resume: a table swapped to
  * other lower devices of the same size changes nothing else that udev
  * would see.  None is sent on suspend: udev would probe a disk that
@@ -300,17 +423,20 @@ static void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
 {
 	char name[sizeof("PDM_NAME=") + PDM_NAME_LEN];
 	char ev[sizeof("PDM_EVENT=") + 8];
+	char uuid[sizeof("PDM_UUID=") + PDM_UUID_LEN];
 	char susp[sizeof("PDM_SUSPENDED=0")];
-	char *envp[4];
+	char *envp[5];
 
 	snprintf(name, sizeof(name), "PDM_NAME=%s", pd->name);
+	snprintf(uuid, sizeof(uuid), "PDM_UUID=%s", pd->uuid);
 	snprintf(ev, sizeof(ev), "PDM_EVENT=%s", event);
 	snprintf(susp, sizeof(susp), "PDM_SUSPENDED=%d",
 		 pdm_dev_suspended(pd));
 	envp[0] = name;
-	envp[1] = ev;
-	envp[2] = susp;
-	envp[3] = NULL;
+	envp[1] = uuid;
+	envp[2] = ev;
+	envp[3] = susp;
+	envp[4] = NULL;
 	kobject_uevent_env(&disk_to_dev(pd->disk)->kobj, KOBJ_CHANGE, envp);
 }
 
@@ -344,8 +470,10 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
 
 /**
  * pdm_dev_remove() - remove a device nobody has open
- * @pd:  the device
- * @err: PDM_MSG_LEN bytes for a message on failure
+ * @pd:       the device
+ * @deferred: if it is open, remove it on its last close instead (as
+ *            dmsetup remove --deferred): return 0 with that pending
+ * @err:      PDM_MSG_LEN bytes for a message on failure
  *
  * Bios may still be in flight on a closed device (readahead, writeback,
  * completions still on their way out of pdm): the device is suspended
@@ -354,7 +482,7 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
  *
  * Return: 0, -EBUSY or -EINTR with the device untouched.
  */
-int pdm_dev_remove(struct pdm_dev *pd, char *err)
+int pdm_dev_remove(struct pdm_dev *pd, bool deferred, char *err)
 {
 	struct pdm_map *map, *inactive;
 	int ret;
@@ -362,12 +490,18 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
 	lockdep_assert_held(&pd->lock);
 	spin_lock(&pd->open_lock);
 	if (pd->open_count) {
+		if (deferred) {
+			pd->deferred_remove = true;
+			spin_unlock(&pd->open_lock);
+			return 0;
+		}
 		spin_unlock(&pd->open_lock);
 		pdm_err(err, "%s: in use (open %d times)", pd->name,
 			pd->open_count);
 		return -EBUSY;
 	}
 	pd->removing = true;
+	pd->deferred_remove = false;
 	spin_unlock(&pd->open_lock);
 
 	/* Closed: no file system to freeze. */
@@ -417,26 +551,41 @@ int pdm_dev_remove(struct pdm_dev *pd, char *err)
  * @pd:   the device
  * @text: the table text (owned by the device on success)
  * @len:  bytes of @text
+ * @read_only: the mode asked for, which must be the device's
  * @err:  PDM_MSG_LEN bytes for a message on failure
  *
  * A table that was already waiting is replaced.  The live table and the
- * I/O are untouched until resume.  The table is built under pdm_ctl_mutex,
- * which its stack check needs (see pdm_map_build()).
+ * I/O are untouched until resume.  The lower devices are opened under the
+ * device's lock alone; pdm_ctl_mutex is taken for the stack check and
+ * the install, which must see the other devices' tables as one.
  */
-int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err)
+int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,
+		   bool read_only, char *err)
 {
 	struct pdm_map *map, *old = NULL;
+	int ret;
 
 	lockdep_assert_held(&pd->lock);
+	if (read_only != pd->read_only) {
+		pdm_err(err, "%s: the device is %s; a reload keeps its mode",
+			pd->name, pd->read_only ? "read-only" : "read-write");
+		return pd->read_only ? -EROFS : -EINVAL;
+	}
+	map = pdm_map_build(pd, text, len, read_only, err);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
 	mutex_lock(&pdm_ctl_mutex);
-	map = pdm_map_build(pd, text, len, err);
-	if (!IS_ERR(map)) {
+	ret = pdm_map_check_stack(pd, map, err);
+	if (!ret) {
 		old = pd->inactive;
 		pd->inactive = map;
 	}
 	mutex_unlock(&pdm_ctl_mutex);
-	if (IS_ERR(map))
-		return PTR_ERR(map);
+	if (ret) {
+		map->text = NULL;	/* the caller frees it on failure */
+		pdm_map_free(pd, map);
+		return ret;
+	}
 	pdm_map_free(pd, old);
 	return 0;
 }
@@ -561,6 +710,7 @@ size_t pdm_dev_list(void *out, size_t room)
 			entry.dev = new_encode_dev(disk_devt(pd->disk));
 			/* No bytes of a longer name before it. */
 			strscpy_pad(entry.name, pd->name, sizeof(entry.name));
+			strscpy_pad(entry.uuid, pd->uuid, sizeof(entry.uuid));
 			memcpy(out + at, &entry, sizeof(entry));
 		}
 		at += sizeof(entry);

@@ -20,11 +20,12 @@
 DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
-static bool pdm_name_ok(const char *name)
+/* A name or uuid of @size bytes at most: printable, no space, no '/'. */
+static bool pdm_name_ok(const char *name, size_t size)
 {
-	size_t len = strnlen(name, PDM_NAME_LEN);
+	size_t len = strnlen(name, size);
 
-	if (!len || len == PDM_NAME_LEN || !strcmp(name, ".") ||
+	if (!len || len == size || !strcmp(name, ".") ||
 	    !strcmp(name, ".."))
 		return false;
 	for (; *name; name++)
@@ -39,7 +40,13 @@ static void pdm_fill_info(struct pdm_dev *pd, struct pdm_ioctl *hdr)
 	hdr->open_count = pdm_dev_open_count(pd);
 	hdr->nr_segments = pd->map->spec.nr_segs;
 	hdr->sectors = pd->map->spec.sectors;
-	hdr->flags &= ~(PDM_F_SUSPENDED | PDM_F_INACTIVE | PDM_F_POLL);
+	hdr->flags &= ~(PDM_F_SUSPENDED | PDM_F_INACTIVE | PDM_F_POLL |
+			PDM_F_READONLY | PDM_F_DEFERRED);
+	strscpy_pad(hdr->uuid, pd->uuid, sizeof(hdr->uuid));
+	if (pd->read_only)
+		hdr->flags |= PDM_F_READONLY;
+	if (pdm_dev_remove_pending(pd))
+		hdr->flags |= PDM_F_DEFERRED;
 	if (pdm_dev_suspended(pd))
 		hdr->flags |= PDM_F_SUSPENDED;
 	if (pd->inactive)
@@ -145,7 +152,8 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 
 /* The verbs, one row each in pdm_cmds[] below. */
 enum pdm_cmd_kind {
-	PDM_CMD_GLOBAL,		/* no device yet: under pdm_ctl_mutex */
+	PDM_CMD_CREATE,		/* takes pdm_ctl_mutex itself, when it may */
+	PDM_CMD_GLOBAL,		/* no device: under pdm_ctl_mutex */
 	PDM_CMD_QUERY,		/* reads a device: under pdm_ctl_mutex */
 	PDM_CMD_CHANGE,		/* changes one: under its lock only */
 };
@@ -156,31 +164,47 @@ struct pdm_cmd {
 	bool named;		/* hdr->name must be a valid device name */
 	bool takes_text;	/* a table comes in; a success keeps it */
 	pdm_output_fn *output;	/* what goes out, if anything */
-	/* The command itself: @pd NULL for PDM_CMD_GLOBAL. */
+	/* The command itself: @pd NULL for PDM_CMD_CREATE and _GLOBAL. */
 	int (*run)(struct pdm_dev *pd, struct pdm_ioctl *hdr, char *text);
 };
 
 static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			  char *text)
 {
-	int ret = pdm_dev_create(hdr->name, text, hdr->data_len, hdr->err,
-				 &pd);
+	struct pdm_dev_args args = {
+		.name = hdr->name,
+		.uuid = hdr->uuid,
+		.read_only = hdr->flags & PDM_F_READONLY,
+	};
+	int ret;
 
-	if (!ret)
+	if (hdr->uuid[0] && !pdm_name_ok(hdr->uuid, sizeof(hdr->uuid))) {
+		pdm_err(hdr->err, "%s: bad uuid", hdr->name);
+		return -EINVAL;
+	}
+	ret = pdm_dev_create(&args, text, hdr->data_len, hdr->err, &pd);
+	if (ret)
+		return ret;
+	/* A remove may have come between: its reference keeps @pd. */
+	mutex_lock(&pdm_ctl_mutex);
+	if (!pd->gone)
 		pdm_fill_info(pd, hdr);
-	return ret;
+	mutex_unlock(&pdm_ctl_mutex);
+	pdm_dev_put(pd);
+	return 0;
 }
 
 static int pdm_cmd_remove(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			  char *text)
 {
-	return pdm_dev_remove(pd, hdr->err);
+	return pdm_dev_remove(pd, hdr->flags & PDM_F_DEFERRED, hdr->err);
 }
 
 static int pdm_cmd_reload(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			  char *text)
 {
-	return pdm_dev_reload(pd, text, hdr->data_len, hdr->err);
+	return pdm_dev_reload(pd, text, hdr->data_len,
+			      hdr->flags & PDM_F_READONLY, hdr->err);
 }
 
 static int pdm_cmd_suspend(struct pdm_dev *pd, struct pdm_ioctl *hdr,
@@ -197,7 +221,7 @@ static int pdm_cmd_resume(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 
 static const struct pdm_cmd pdm_cmds[] = {
 	{ PDM_IOC_LIST,    PDM_CMD_GLOBAL, false, false, pdm_output_list },
-	{ PDM_IOC_CREATE,  PDM_CMD_GLOBAL, true, true, NULL, pdm_cmd_create },
+	{ PDM_IOC_CREATE,  PDM_CMD_CREATE, true, true, NULL, pdm_cmd_create },
 	{ PDM_IOC_INFO,    PDM_CMD_QUERY,  true, false },
 	{ PDM_IOC_TABLE,   PDM_CMD_QUERY,  true, false, pdm_output_table },
 	{ PDM_IOC_STATUS,  PDM_CMD_QUERY,  true, false, pdm_output_status },
@@ -241,6 +265,8 @@ static int pdm_do_cmd(const struct pdm_cmd *c, struct pdm_ioctl *hdr,
 	struct pdm_dev *pd = NULL;
 	int ret = 0;
 
+	if (c->kind == PDM_CMD_CREATE)
+		return c->run(NULL, hdr, text);
 	mutex_lock(&pdm_ctl_mutex);
 	if (c->kind != PDM_CMD_GLOBAL) {
 		pd = pdm_dev_find(hdr->name);
@@ -292,7 +318,7 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 			hdr.data_size, hdr.data_start);
 		goto reply;
 	}
-	if (c->named && !pdm_name_ok(hdr.name)) {
+	if (c->named && !pdm_name_ok(hdr.name, sizeof(hdr.name))) {
 		pdm_err(hdr.err, "bad device name");
 		goto reply;
 	}
@@ -393,6 +419,7 @@ static void __exit pdm_exit(void)
 	 * it: wait until every task has left them (see pdm-sleep.c).
 	 */
 	synchronize_rcu_tasks();
+	pdm_dev_exit();
 	misc_deregister(&pdm_ctl_dev);
 	unregister_blkdev(pdm_major, "pdm");
 	kmem_cache_destroy(pdm_remap_cache);

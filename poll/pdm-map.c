@@ -2,8 +2,9 @@
 /*
  * pdm maps: binding a parsed table to lower devices (opening them, the
  * checks that need them, stacking their limits), and printing maps back.
- * Maps are built and printed under pdm_ctl_mutex, which keeps every
- * device's maps in place for the stack check.
+ * Maps are built without pdm_ctl_mutex (opening a lower device may need
+ * I/O through a suspended pdm device); the stack check and printing run
+ * under it, which keeps every device's maps in place.
  */
 #include <linux/blkdev.h>
 #include <linux/kdev_t.h>
@@ -12,7 +13,6 @@
 
 #include "pdm.h"
 
-#define PDM_OPEN_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
 #define PDM_MAX_DEPTH	16	/* pdm devices stacked on pdm devices */
 
 /*
@@ -77,8 +77,9 @@ static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
 	       pdm_map_stacks_on(lpd->inactive, disk, depth);
 }
 
-static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
-			struct pdm_leg_spec *leg, char *err)
+static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
+			struct pdm_seg_spec *seg, struct pdm_leg_spec *leg,
+			char *err)
 {
 	u64 need = leg->offset + seg->type->leg_len(seg);
 	struct block_device *bdev;
@@ -101,7 +102,7 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 			seg->line, leg->dev);
 		return -ELOOP;
 	}
-	bdev = blkdev_get_by_dev(dev, PDM_OPEN_MODE, pdm_holder);
+	bdev = blkdev_get_by_dev(dev, map->mode, pdm_holder);
 	if (IS_ERR(bdev)) {
 		ret = PTR_ERR(bdev);
 		pdm_err(err, "line %u: %s: %s", seg->line, leg->dev,
@@ -109,12 +110,6 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 			ret == -ENXIO || ret == -ENODEV ? "no such device" :
 			"cannot open it");
 		return ret;
-	}
-	if (pdm_stacks_on(bdev->bd_disk, pd->disk, 0)) {
-		pdm_err(err, "line %u: %s: stacks on %s itself", seg->line,
-			leg->dev, pd->disk->disk_name);
-		ret = -ELOOP;
-		goto put;
 	}
 	if (bdev_is_zoned(bdev)) {
 		/* Zone append and zone reports would need remapping. */
@@ -147,16 +142,17 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_seg_spec *seg,
 	leg->bdev = bdev;
 	return 0;
 put:
-	blkdev_put(bdev, PDM_OPEN_MODE);
+	blkdev_put(bdev, map->mode);
 	return ret;
 }
 
-static void pdm_leg_close(struct pdm_dev *pd, struct pdm_leg_spec *leg)
+static void pdm_leg_close(struct pdm_dev *pd, struct pdm_map *map,
+			  struct pdm_leg_spec *leg)
 {
 	if (!leg->bdev)
 		return;
 	bd_unlink_disk_holder(leg->bdev, pd->disk);
-	blkdev_put(leg->bdev, PDM_OPEN_MODE);
+	blkdev_put(leg->bdev, map->mode);
 	leg->bdev = NULL;
 }
 
@@ -244,31 +240,66 @@ static int pdm_map_stack(struct pdm_map *map)
 }
 
 /**
+ * pdm_map_check_stack() - refuse a map that would stack @pd on itself
+ * @pd:  the device the map is for
+ * @map: a map built for it, not yet installed
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * Under pdm_ctl_mutex, held until the map is installed: two reloads that
+ * would make a cycle together cannot both pass.  Inactive tables count.
+ *
+ * Return: 0 or -ELOOP.
+ */
+int pdm_map_check_stack(struct pdm_dev *pd, struct pdm_map *map, char *err)
+{
+	u32 s, l;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	for (s = 0; s < map->spec.nr_segs; s++) {
+		struct pdm_seg_spec *seg = &map->spec.segs[s];
+
+		for (l = 0; l < seg->nr_legs; l++) {
+			struct pdm_leg_spec *leg = &seg->legs[l];
+			struct block_device *b = leg->bdev;
+
+			if (pdm_stacks_on(b->bd_disk, pd->disk, 0)) {
+				pdm_err(err, "line %u: %s: stacks on %s itself",
+					seg->line, leg->dev,
+					pd->disk->disk_name);
+				return -ELOOP;
+			}
+		}
+	}
+	return 0;
+}
+
+/**
  * pdm_map_build() - parse a table and bind it to its lower devices
  * @pd:   the device the map is for (the holder of the lower devices)
  * @text: the table text, kvmalloc'd; the map owns it on success
  * @len:  its length
+ * @read_only: open the lower devices for reading only
  * @err:  PDM_MSG_LEN bytes for a message on failure
  *
- * Called with pdm_ctl_mutex held: the check that the table does not stack
- * on @pd walks the maps of the pdm devices below.
+ * Not under pdm_ctl_mutex: the stack check comes after, under it
+ * (pdm_map_check_stack()).
  *
  * Return: the map, or an ERR_PTR with nothing left open or allocated.
  */
 struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
-			      char *err)
+			      bool read_only, char *err)
 {
 	struct pdm_map *map;
 	u32 s, l;
 	int ret;
 
-	lockdep_assert_held(&pdm_ctl_mutex);
 	/* The caller is told, in @err: no warning in the log as well. */
 	map = kzalloc(sizeof(*map), GFP_KERNEL | __GFP_NOWARN);
 	if (!map) {
 		pdm_err(err, "out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
+	map->mode = FMODE_READ | FMODE_EXCL | (read_only ? 0 : FMODE_WRITE);
 	ret = pdm_table_parse(text, len, &map->spec, err, PDM_MSG_LEN);
 	if (ret) {
 		kfree(map);
@@ -278,7 +309,7 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 		struct pdm_seg_spec *seg = &map->spec.segs[s];
 
 		for (l = 0; l < seg->nr_legs; l++) {
-			ret = pdm_leg_open(pd, seg, &seg->legs[l], err);
+			ret = pdm_leg_open(pd, map, seg, &seg->legs[l], err);
 			if (ret)
 				goto fail;
 		}
@@ -304,7 +335,7 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 		return;
 	for (s = 0; s < map->spec.nr_segs; s++)
 		for (l = 0; l < map->spec.segs[s].nr_legs; l++)
-			pdm_leg_close(pd, &map->spec.segs[s].legs[l]);
+			pdm_leg_close(pd, map, &map->spec.segs[s].legs[l]);
 	pdm_table_spec_free(&map->spec);
 	kfree(map->bdevs);
 	kfree(map->hybrid_ns);

@@ -27,6 +27,13 @@ static ssize_t name_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(name);
 
+static ssize_t uuid_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", pdm_from_dev(dev)->uuid);
+}
+static DEVICE_ATTR_RO(uuid);
+
 static ssize_t suspended_show(struct device *dev,
 			      struct device_attribute *attr, char *buf)
 {
@@ -179,6 +186,7 @@ static DEVICE_ATTR_RO(hybrid_wake_margin_ns);
 
 static struct attribute *pdm_attrs[] = {
 	&dev_attr_name.attr,
+	&dev_attr_uuid.attr,
 	&dev_attr_suspended.attr,
 	&dev_attr_bios.attr,
 	&dev_attr_polled_bios.attr,

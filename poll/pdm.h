@@ -32,6 +32,7 @@
 struct pdm_map {
 	struct pdm_table_spec spec;
 	char *text;			/* backing store of spec's strings */
+	fmode_t mode;			/* the lower devices' open mode */
 	struct queue_limits limits;	/* stacked from every leg */
 	bool poll;			/* every lower queue polls */
 	bool nowait;			/* every lower queue takes NOWAIT */
@@ -116,7 +117,9 @@ enum pdm_poll_mode {
  *   freed after that, so a submitter never sees it change under it.
  * - defer_lock guards suspended and deferred.  Submitters that cannot get
  *   a live active reference take it to queue their bio.
- * - open_lock guards open_count and removing: block device open and
+ * - open_lock guards open_count, removing and deferred_remove (the
+ *   last close queues the removal, pdm_deferred_remove_work()): block
+ *   device open and
  *   release run under the disk's open_mutex, which del_gendisk takes too
  *   (remove calls it holding lock), so they cannot take lock.
  * - requeue_lock guards requeue.  It is taken with interrupts off: the
@@ -126,6 +129,8 @@ enum pdm_poll_mode {
 struct pdm_dev {
 	struct list_head node;
 	char name[PDM_NAME_LEN];
+	char uuid[PDM_UUID_LEN];	/* set at create, "" if none */
+	bool read_only;			/* set at create: every table's mode */
 	struct gendisk *disk;
 	int minor;
 	struct mutex lock;		/* this device's changing commands */
@@ -143,9 +148,10 @@ struct pdm_dev {
 	bool frozen;			/* lock: suspend froze the fs */
 	struct bio_list deferred;
 
-	spinlock_t open_lock;		/* open_count, removing */
+	spinlock_t open_lock;		/* open_count, removing, deferred */
 	int open_count;
 	bool removing;
+	bool deferred_remove;		/* remove on the last close */
 
 	/*
 	 * Top bios to map again from process context: PREFLUSH+data bios
@@ -288,10 +294,21 @@ extern int pdm_major;
 extern const struct block_device_operations pdm_fops;
 struct pdm_dev *pdm_dev_find(const char *name);
 void pdm_dev_put(struct pdm_dev *pd);
-int pdm_dev_create(const char *name, char *text, size_t len, char *err,
-		   struct pdm_dev **out);
-int pdm_dev_remove(struct pdm_dev *pd, char *err);
-int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len, char *err);
+
+/* What create takes besides the table: from the control command. */
+struct pdm_dev_args {
+	const char *name;
+	const char *uuid;		/* "" for none */
+	bool read_only;
+};
+
+int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
+		   char *err, struct pdm_dev **out);
+int pdm_dev_remove(struct pdm_dev *pd, bool deferred, char *err);
+bool pdm_dev_remove_pending(struct pdm_dev *pd);
+void pdm_dev_exit(void);
+int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,
+		   bool read_only, char *err);
 int pdm_dev_suspend(struct pdm_dev *pd, bool lockfs, char *err);
 int pdm_dev_resume(struct pdm_dev *pd, bool lockfs, char *err);
 bool pdm_dev_suspended(struct pdm_dev *pd);
@@ -300,7 +317,8 @@ size_t pdm_dev_list(void *out, size_t room);
 
 /* pdm-map.c */
 struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
-			      char *err);
+			      bool read_only, char *err);
+int pdm_map_check_stack(struct pdm_dev *pd, struct pdm_map *map, char *err);
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map);
 void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
 size_t pdm_map_format_table(const struct pdm_map *map, char *buf,

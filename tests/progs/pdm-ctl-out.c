@@ -52,6 +52,10 @@ static void print_list(const unsigned char *data, size_t len)
 		for (i = n; i < sizeof(e.name); i++)
 			if (e.name[i])
 				clean = 0;
+		/* No bytes of another device's uuid after this one's. */
+		for (i = strnlen(e.uuid, sizeof(e.uuid)); i < sizeof(e.uuid); i++)
+			if (e.uuid[i])
+				clean = 0;
 		printf("%u:%u %.*s %s\n", major(e.dev), minor(e.dev), (int)n,
 		       e.name, clean ? "clean" : "dirty");
 	}

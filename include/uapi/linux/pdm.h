@@ -16,11 +16,16 @@
 
 #define PDM_CONTROL_NAME	"pdm-control"
 
-/* Bumped on any incompatible change of the structures below. */
-#define PDM_ABI_MAJOR		1
-#define PDM_ABI_MINOR		1
+/*
+ * Bumped on any incompatible change of the structures below.  2.0: uuid
+ * in struct pdm_ioctl and struct pdm_list_entry (which changes the
+ * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.
+ */
+#define PDM_ABI_MAJOR		2
+#define PDM_ABI_MINOR		0
 
 #define PDM_NAME_LEN		128	/* device name, NUL included */
+#define PDM_UUID_LEN		128	/* device uuid, NUL included */
 #define PDM_MSG_LEN		256	/* err[], NUL included */
 
 struct pdm_version {
@@ -36,7 +41,15 @@ struct pdm_version {
 #define PDM_F_QUERY_INACTIVE	(1U << 4)	/* in: TABLE of the inactive */
 /* in: SUSPEND, RESUME: do not freeze the file system (ABI 1.1) */
 #define PDM_F_NOLOCKFS		(1U << 5)
-#define PDM_F_IN		(PDM_F_QUERY_INACTIVE | PDM_F_NOLOCKFS)
+/*
+ * in: CREATE, RELOAD: open the lower devices read-only and make the disk
+ * read-only (a reload must keep the device's mode); out: the device is
+ */
+#define PDM_F_READONLY		(1U << 6)
+/* in: REMOVE: if open, remove on the last close; out: that is pending */
+#define PDM_F_DEFERRED		(1U << 7)
+#define PDM_F_IN		(PDM_F_QUERY_INACTIVE | PDM_F_NOLOCKFS | \
+				 PDM_F_READONLY | PDM_F_DEFERRED)
 
 struct pdm_ioctl {
 	__u32 version[2];	/* in: PDM_ABI_MAJOR, PDM_ABI_MINOR */
@@ -50,6 +63,12 @@ struct pdm_ioctl {
 	__u32 padding;
 	__u64 sectors;		/* out: size of the active table */
 	char name[PDM_NAME_LEN];	/* in: the device's name */
+	/*
+	 * in: CREATE: a unique id for the device's lifetime, optional
+	 * (empty: none), printable with no spaces, e.g. "LVM-..."; out: the
+	 * device's
+	 */
+	char uuid[PDM_UUID_LEN];
 	char err[PDM_MSG_LEN];		/* out: why a command failed */
 };
 
@@ -58,13 +77,14 @@ struct pdm_list_entry {
 	__u32 dev;		/* new_encode_dev() */
 	__u32 padding;
 	char name[PDM_NAME_LEN];
+	char uuid[PDM_UUID_LEN];	/* empty if none */
 };
 
 #define PDM_IOC_MAGIC		0xfd
 #define PDM_IOC_VERSION		_IOR(PDM_IOC_MAGIC, 0x00, struct pdm_version)
 /* name + table text: create the device and make the table live */
 #define PDM_IOC_CREATE		_IOWR(PDM_IOC_MAGIC, 0x01, struct pdm_ioctl)
-/* name: remove an unopened device */
+/* name: remove an unopened device (or, PDM_F_DEFERRED, on last close) */
 #define PDM_IOC_REMOVE		_IOWR(PDM_IOC_MAGIC, 0x02, struct pdm_ioctl)
 /* out: struct pdm_list_entry per device */
 #define PDM_IOC_LIST		_IOWR(PDM_IOC_MAGIC, 0x03, struct pdm_ioctl)

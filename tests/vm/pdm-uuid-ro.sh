@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 1
+# UUIDs, read-only devices and deferred removal, as dmsetup has them:
+# - create --uuid: shown by info, ls and sysfs pdm/uuid; unique among pdm
+#   devices (EEXIST naming the owner); a uuid with a space is refused;
+# - create --readonly: the disk is read-only (writes fail with EPERM,
+#   reads see the data), its lower device is opened for reading only (a
+#   read-write pdm device may share it), a read-write reload of it is
+#   refused with EROFS and a reason, a --readonly one is taken;
+# - remove --deferred of an open device returns at once, info says it is
+#   pending, and the device goes when its last opener closes it; of a
+#   closed device it removes at once.
+. "$(dirname "$0")/lib/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1
+run modprobe pdm
+sz=$(cat /sys/block/nullb0/size)
+
+# UUIDs.
+run pdmsetup create --uuid LVM-abc a --table "0 $sz linear /dev/nullb0 0" \
+	>/dev/null
+expect_eq "sysfs uuid" LVM-abc "$(cat /sys/block/pdm0/pdm/uuid)"
+pdmsetup info a | grep -q '^UUID: *LVM-abc$' ||
+	fail "info has no uuid: $(pdmsetup info a)"
+expect_eq "info -c uuid" "a:LVM-abc" \
+	"$(pdmsetup info -c --noheadings --separator : -o name,uuid a)"
+expect_fail "File exists: b: uuid LVM-abc is a's" \
+	pdmsetup create --uuid LVM-abc b --table "0 8 linear /dev/nullb0 0"
+expect_fail "Invalid argument: b: bad uuid" \
+	pdmsetup create --uuid "LVM abc" b --table "0 8 linear /dev/nullb0 0"
+expect_eq "only a after the refusals" a "$(pdmsetup info -c --noheadings -o name)"
+
+# Read-only.
+dd if=/dev/urandom of=/tmp/data bs=64k count=16 status=none
+run dd if=/tmp/data of=/dev/nullb1 bs=64k oflag=direct status=none
+run pdmsetup create --readonly r --table "0 $sz linear /dev/nullb1 0" \
+	>/dev/null
+expect_eq "ro flag" 1 "$(cat /sys/block/pdm1/ro)"
+pdmsetup info r | grep -q '^Read-only: *yes$' ||
+	fail "info does not say read-only: $(pdmsetup info r)"
+expect_eq "reads see the data" "$(md5sum </tmp/data | cut -d' ' -f1)" \
+	"$(md5_of /dev/pdm1 0 2048)"
+expect_fail "Operation not permitted" \
+	dd if=/tmp/data of=/dev/pdm1 bs=64k count=1 oflag=direct
+expect_fail "Operation not permitted" \
+	fio --name=w --filename=/dev/pdm1 --ioengine=io_uring --direct=1 \
+	--rw=write --bs=4k --size=64k
+expect_eq "data unchanged" "$(md5sum </tmp/data | cut -d' ' -f1)" \
+	"$(md5_of /dev/nullb1 0 2048)"
+run pdmsetup create w --table "0 8 linear /dev/nullb1 0" >/dev/null
+run pdmsetup remove w
+expect_fail "Read-only file system: r: the device is read-only; a reload keeps its mode" \
+	pdmsetup reload r --table "0 8 linear /dev/nullb1 0"
+pdmsetup info r | grep -q '^Tables present: *LIVE$' ||
+	fail "inactive table after a refused reload: $(pdmsetup info r)"
+expect_fail "Invalid argument: a: the device is read-write; a reload keeps its mode" \
+	pdmsetup reload --readonly a --table "0 8 linear /dev/nullb0 0"
+run pdmsetup reload --readonly r --table "0 $sz linear /dev/nullb1 0"
+run pdmsetup resume r
+expect_eq "still ro after the reload" 1 "$(cat /sys/block/pdm1/ro)"
+run pdmsetup remove r
+
+# Deferred removal.
+exec 3</dev/pdm0
+expect_fail "Device or resource busy" pdmsetup remove a
+run pdmsetup remove --deferred a
+pdmsetup info a | grep -q '^Deferred remove: *pending$' ||
+	fail "info does not show the pending removal: $(pdmsetup info a)"
+expect_eq "still there while open" 1 "$(pdmsetup info -c --noheadings -o name | grep -c '^a$')"
+exec 3<&-
+for _ in $(seq 50); do
+	[ -e /sys/block/pdm0 ] || break
+	sleep 0.1
+done
+[ ! -e /sys/block/pdm0 ] || fail "a still exists after its last close"
+expect_eq "ls after the deferred removal" "No devices found" "$(pdmsetup ls)"
+run pdmsetup create c --table "0 8 linear /dev/nullb0 0" >/dev/null
+run pdmsetup remove --deferred c
+expect_eq "closed: removed at once" "No devices found" "$(pdmsetup ls)"
+run rmmod pdm
+echo "PASS"
