@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build (or reuse) the cached base initramfs for the QEMU harness: busybox,
-# kmod, fio, dmsetup, mke2fs with their libraries, and the in-tree modules
+# kmod, fio, dmsetup, mke2fs, jq with their libraries, and the in-tree modules
 # the tests need with every dependency and softdep.  Prints the archive's
 # path.
 # The archive is keyed on its inputs and rebuilt only when one changes.
@@ -29,14 +29,17 @@ kroot=$(guest_kernel_dir "$flavour")/root
 # physical blocks are larger than its logical ones.
 modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
 	 ext4 loop scsi_debug sd_mod)
-# util-linux's blkdiscard (busybox's has no -z, for write zeroes).
+# util-linux's blkdiscard (busybox's has no -z, for write zeroes); jq
+# checks that pdmsetup's --json output parses (pdmsetup-cli); e2fsck and
+# dumpe2fs judge a copy of a suspended file system (pdm-lockfs).
 programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
-	  /usr/sbin/mke2fs /sbin/blkdiscard)
+	  /usr/sbin/mke2fs /usr/sbin/e2fsck /usr/sbin/dumpe2fs /sbin/blkdiscard
+	  /usr/bin/jq)
 
 key=$( {
 	cat "$0"
 	printf '%s\n' "${modules[@]}" "$kver"
-	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs util-linux \
+	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs util-linux jq \
 		"linux-image-$kver" \
 		2>/dev/null || true
 	ls -l "$kroot/boot"

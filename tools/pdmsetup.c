@@ -2,15 +2,13 @@
 /*
  * pdmsetup: configure pdm devices, in the manner of dmsetup.
  *
- * Every verb is one ioctl on /dev/pdm-control; the driver does all the
- * checking and explains a refusal in pdm_ioctl.err, which is printed as
- * "pdmsetup: VERB NAME: <strerror>: <reason>".
- *
- * For tests on a fault-injection kernel, PDMSETUP_FAIL_NTH=N makes the
- * N-th fault-injection check (failslab, fail_page_alloc, ...) that the
- * command's first ioctl reaches fail, through /proc/thread-self/fail-nth,
- * and prints "pdmsetup: fail-nth: K left" on stderr after it: K > 0 means
- * the ioctl ended before its N-th check, so nothing was injected.
+ * The whole command line is checked first (pdmsetup-args.c): a usage
+ * error exits 2 with one line, before /dev/pdm-control is opened.  Then
+ * each verb is one or a few ioctls on the control device; the driver does
+ * all the checking of tables and states and explains a refusal in
+ * pdm_ioctl.err, which is printed as "pdmsetup: VERB NAME: <strerror>:
+ * <reason>" (exit 1).  The control device and the ioctl buffers are in
+ * pdmsetup-ctl.c, the output formats in pdmsetup-out.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,198 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include <linux/pdm.h>
+#include "pdmsetup.h"
 
-#define CONTROL_PATH	"/dev/" PDM_CONTROL_NAME
-#define FAIL_NTH_PATH	"/proc/thread-self/fail-nth"
 #define MAX_TABLE	(1U << 20)	/* as the driver's PDM_MAX_TABLE */
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-"Usage: pdmsetup COMMAND [ARGS]\n"
-"Commands:\n"
-"  create NAME [--table TABLE | FILE]   create a device with a live table;\n"
-"                                       the table comes from stdin if no\n"
-"                                       TABLE or FILE is given; prints the\n"
-"                                       device node\n"
-"  remove NAME                          remove a device nobody has open\n"
-"  ls                                   list devices: NAME (MAJOR:MINOR)\n"
-"  table [--inactive] NAME              print the live (or inactive) table\n"
-"  status NAME                          per segment: legs that poll (P) or\n"
-"                                       not (I); then whether polling is on\n"
-"  info NAME                            state, tables, open count, numbers\n"
-"  reload NAME [--table TABLE | FILE]   load an inactive table\n"
-"  suspend NAME                         hold back new I/O, wait for I/O\n"
-"                                       in flight\n"
-"  resume NAME                          make an inactive table live, if\n"
-"                                       any, and let I/O flow\n"
-"  version                              the tool's and the driver's ABI\n"
-"  --help                               this text\n"
-"Tables are dmsetup's, in 512-byte sectors, one segment per line:\n"
-"  <start> <length> linear <dev> <offset>\n"
-"  <start> <length> striped <nr> <chunk_sectors> <dev> <offset>...\n"
-"where <dev> is a path or MAJOR:MINOR.\n"
-"Environment (tests on a fault-injection kernel):\n"
-"  PDMSETUP_FAIL_NTH=N   fail the N-th allocation the command's ioctl\n"
-"                        reaches (/proc/thread-self/fail-nth) and say\n"
-"                        how many were left unreached\n");
-}
-
-static int open_control(void)
-{
-	int fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		fprintf(stderr, "pdmsetup: %s: %s%s\n", CONTROL_PATH,
-			strerror(errno),
-			errno == ENOENT ? " (is pdm.ko loaded?)" : "");
-	return fd;
-}
-
-/* PDMSETUP_FAIL_NTH: the fail-nth file, opened ahead, and N; else -1. */
-static int fail_nth_fd = -1;
-static unsigned int fail_nth;
-
-static int fail_nth_open(void)
-{
-	const char *env = getenv("PDMSETUP_FAIL_NTH");
-	char *end;
-
-	if (!env || !*env)
-		return 0;
-	fail_nth = strtoul(env, &end, 10);
-	if (*end || !fail_nth) {
-		fprintf(stderr, "pdmsetup: PDMSETUP_FAIL_NTH: '%s' is not a "
-			"positive number\n", env);
-		return -1;
-	}
-	fail_nth_fd = open(FAIL_NTH_PATH, O_RDWR | O_CLOEXEC);
-	if (fail_nth_fd < 0) {
-		fprintf(stderr, "pdmsetup: %s: %s (PDMSETUP_FAIL_NTH needs "
-			"CONFIG_FAULT_INJECTION)\n", FAIL_NTH_PATH,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Arm fail-nth just before the ioctl, and after it say what was left and
- * disarm it.  Nothing between the two may allocate in the kernel: the
- * buffers are on the stack, and the file was opened ahead.  errno is
- * kept for the caller.
- */
-static void fail_nth_arm(void)
-{
-	char buf[16];
-	int len;
-
-	if (fail_nth_fd < 0)
-		return;
-	len = snprintf(buf, sizeof(buf), "%u", fail_nth);
-	if (pwrite(fail_nth_fd, buf, len, 0) != len)
-		perror("pdmsetup: arming fail-nth");
-}
-
-static void fail_nth_disarm(void)
-{
-	int err = errno;
-	char buf[16];
-	ssize_t len;
-
-	if (fail_nth_fd < 0)
-		return;
-	len = pread(fail_nth_fd, buf, sizeof(buf) - 1, 0);
-	if (pwrite(fail_nth_fd, "0", 1, 0) != 1 || len <= 0) {
-		perror("pdmsetup: disarming fail-nth");
-	} else {
-		buf[len] = '\0';
-		fprintf(stderr, "pdmsetup: fail-nth: %u left\n",
-			(unsigned int)strtoul(buf, NULL, 10));
-	}
-	close(fail_nth_fd);
-	fail_nth_fd = -1;
-	errno = err;
-}
-
-/* A command's buffer: the header, then room for data. */
-struct req {
-	struct pdm_ioctl *hdr;
-	size_t size;
-};
-
-static int req_init(struct req *r, const char *name, size_t room)
-{
-	r->size = sizeof(*r->hdr) + room;
-	/* Not calloc: the pages are touched now, not in the ioctl. */
-	r->hdr = malloc(r->size);
-	if (!r->hdr) {
-		perror("pdmsetup");
-		return -1;
-	}
-	memset(r->hdr, 0, r->size);
-	r->hdr->version[0] = PDM_ABI_MAJOR;
-	r->hdr->version[1] = PDM_ABI_MINOR;
-	r->hdr->data_size = r->size;
-	r->hdr->data_start = sizeof(*r->hdr);
-	if (name) {
-		if (strlen(name) >= PDM_NAME_LEN) {
-			fprintf(stderr, "pdmsetup: %s: name longer than %d\n",
-				name, PDM_NAME_LEN - 1);
-			return -1;
-		}
-		strcpy(r->hdr->name, name);
-	}
-	return 0;
-}
-
-static char *req_data(struct req *r)
-{
-	return (char *)r->hdr + r->hdr->data_start;
-}
-
-/*
- * Issue a command; for commands with output, grow the buffer until it
- * fits.  Prints the error and returns -1 on failure.
- */
-static int req_run(int fd, struct req *r, unsigned long cmd, const char *verb)
-{
-	for (;;) {
-		int ret;
-
-		fail_nth_arm();
-		ret = ioctl(fd, cmd, r->hdr);
-		fail_nth_disarm();
-		if (ret < 0) {
-			int err = errno;
-
-			fprintf(stderr, "pdmsetup: %s%s%s: %s%s%s\n", verb,
-				r->hdr->name[0] ? " " : "", r->hdr->name,
-				strerror(err), r->hdr->err[0] ? ": " : "",
-				r->hdr->err);
-			return -1;
-		}
-		if (!(r->hdr->flags & PDM_F_BUFFER_FULL))
-			return 0;
-		{
-			size_t size = sizeof(*r->hdr) + r->hdr->data_len;
-			struct pdm_ioctl *bigger = realloc(r->hdr, size);
-
-			if (!bigger) {
-				perror("pdmsetup");
-				return -1;
-			}
-			r->hdr = bigger;
-			r->size = size;
-			r->hdr->data_size = size;
-			r->hdr->flags &= ~PDM_F_BUFFER_FULL;
-		}
-	}
-}
+/* remove --retry: as libdevmapper's, 25 tries over about 5 s. */
+#define REMOVE_TRIES	25
+#define MAX_DEPS	256
+#define MAX_DEPTH	16		/* ls --tree: pdm on pdm on ... */
 
 /* Read a whole table from a stream. */
 static char *read_table(FILE *f, const char *what, size_t *len)
@@ -251,217 +68,599 @@ static char *read_table(FILE *f, const char *what, size_t *len)
 }
 
 /* The table of create/reload: --table TEXT, a FILE, or stdin. */
-static char *get_table(int argc, char **argv, size_t *len)
+static char *get_table(const struct pdmsetup_args *a, size_t *len)
 {
 	char *text;
 	FILE *f;
 
-	if (argc == 2) {
-		*len = strlen(argv[1]);
-		text = strdup(argv[1]);
+	if (a->table) {
+		*len = strlen(a->table);
+		text = strdup(a->table);
 		if (!text)
 			perror("pdmsetup");
 		return text;
 	}
-	if (argc == 0)
+	if (!a->file)
 		return read_table(stdin, "stdin", len);
-	f = fopen(argv[0], "r");
+	f = fopen(a->file, "r");
 	if (!f) {
-		fprintf(stderr, "pdmsetup: %s: %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "pdmsetup: %s: %s\n", a->file, strerror(errno));
 		return NULL;
 	}
-	text = read_table(f, argv[0], len);
+	text = read_table(f, a->file, len);
 	fclose(f);
 	return text;
 }
 
-static int cmd_load(int fd, unsigned long cmd, const char *verb,
-		    const char *name, int argc, char **argv)
+/* create or reload: PDM_F_READONLY in @flags; @uuid (create) or NULL. */
+static int load(int fd, unsigned long cmd, const char *verb,
+		const char *name, const char *text, size_t len,
+		unsigned int flags, const char *uuid)
 {
 	struct req r = {};
-	size_t len = 0;
-	char *text;
-	int ret = 1;
+	int ret = -1;
 
-	if (!(argc == 0 || (argc == 1 && argv[0][0] != '-') ||
-	      (argc == 2 && !strcmp(argv[0], "--table"))))
-		return -1;
-	text = get_table(argc, argv, &len);
-	if (!text)
-		return 1;
 	if (req_init(&r, name, len) == 0) {
 		memcpy(req_data(&r), text, len);
 		r.hdr->data_len = len;
-		if (req_run(fd, &r, cmd, verb) == 0) {
-			/* devtmpfs names the node after the disk */
-			if (cmd == PDM_IOC_CREATE)
-				printf("/dev/pdm%u\n", minor(r.hdr->dev));
-			ret = 0;
-		}
-	}
-	free(r.hdr);
-	free(text);
-	return ret;
-}
-
-static int cmd_simple(int fd, unsigned long cmd, const char *verb,
-		      const char *name)
-{
-	struct req r = {};
-	int ret = 1;
-
-	if (req_init(&r, name, 0) == 0 && req_run(fd, &r, cmd, verb) == 0)
-		ret = 0;
-	free(r.hdr);
-	return ret;
-}
-
-static int cmd_text(int fd, unsigned long cmd, const char *verb,
-		    const char *name, unsigned int flags)
-{
-	struct req r = {};
-	int ret = 1;
-
-	if (req_init(&r, name, 16384) == 0) {
 		r.hdr->flags = flags;
-		if (req_run(fd, &r, cmd, verb) == 0) {
-			fwrite(req_data(&r), 1, r.hdr->data_len, stdout);
-			ret = 0;
-		}
+		if (uuid)
+			snprintf(r.hdr->uuid, sizeof(r.hdr->uuid), "%s", uuid);
+		ret = req_run(fd, &r, cmd, verb);
+		/* devtmpfs names the node after the disk */
+		if (!ret && cmd == PDM_IOC_CREATE)
+			printf("/dev/pdm%u\n", minor(r.hdr->dev));
 	}
 	free(r.hdr);
 	return ret;
 }
 
-static int cmd_ls(int fd)
+/*
+ * suspend/resume: a 1.0 driver drops the --nolockfs flag it does not know
+ * and freezes the file system anyway: refuse instead.
+ */
+static int cmd_suspend_resume(int fd, const struct pdmsetup_args *a,
+			      unsigned long cmd)
+{
+	unsigned int flags = 0;
+	struct pdm_version ver;
+
+	if (a->opts & OPT_NOLOCKFS) {
+		if (driver_abi(fd, &ver) < 0) {
+			fprintf(stderr, "pdmsetup: %s: %s\n", a->verb_name,
+				strerror(errno));
+			return -1;
+		}
+		if (ver.major == 1 && ver.minor < 1) {
+			fprintf(stderr,
+				"pdmsetup: %s %s: --nolockfs needs driver ABI 1.1, pdm.ko has %u.%u\n",
+				a->verb_name, a->names[0], ver.major,
+				ver.minor);
+			return -1;
+		}
+		flags = PDM_F_NOLOCKFS;
+	}
+	return simple(fd, cmd, a->verb_name, a->names[0], flags);
+}
+
+/*
+ * remove: --force first swaps in an error table of the same size and
+ * resumes it (as dmsetup's), so that openers see EIO from then on;
+ * --retry retries EBUSY (a udev probe or a short-lived opener) with
+ * backoff, 25 tries over about 5 s.
+ */
+static int cmd_remove(int fd, const struct pdmsetup_args *a)
+{
+	const char *name = a->names[0];
+	unsigned int delay_ms = 20, try;
+	struct req r = {};
+	char table[64];
+	int ret = -1;
+
+	if (a->opts & OPT_FORCE) {
+		if (req_init(&r, name, 0) ||
+		    req_run(fd, &r, PDM_IOC_INFO, "remove --force: info"))
+			goto out;
+		snprintf(table, sizeof(table), "0 %llu error\n",
+			 (unsigned long long)r.hdr->sectors);
+		if (load(fd, PDM_IOC_RELOAD, "remove --force: reload", name,
+			 table, strlen(table),
+			 r.hdr->flags & PDM_F_READONLY, NULL) ||
+		    simple(fd, PDM_IOC_RESUME, "remove --force: resume", name,
+			   0))
+			goto out;
+		free(r.hdr);
+		r.hdr = NULL;
+	}
+	if (req_init(&r, name, 0))
+		goto out;
+	if (a->opts & OPT_DEFERRED)
+		r.hdr->flags = PDM_F_DEFERRED;
+	for (try = 1;; try++) {
+		ret = req_run(fd, &r, PDM_IOC_REMOVE, NULL);
+		if (!ret || errno != EBUSY || !(a->opts & OPT_RETRY) ||
+		    try == REMOVE_TRIES)
+			break;
+		usleep(delay_ms * 1000);
+		delay_ms = delay_ms * 2 > 250 ? 250 : delay_ms * 2;
+	}
+	if (ret)
+		req_err(&r, "remove", errno);
+out:
+	free(r.hdr);
+	return ret;
+}
+
+static void fill_devinfo(struct pdm_devinfo *di, const struct pdm_ioctl *h)
+{
+	snprintf(di->name, sizeof(di->name), "%s", h->name);
+	snprintf(di->uuid, sizeof(di->uuid), "%s", h->uuid);
+	di->major = major(h->dev);
+	di->minor = minor(h->dev);
+	di->flags = h->flags;
+	di->open_count = h->open_count;
+	di->nr_segments = h->nr_segments;
+	di->sectors = h->sectors;
+}
+
+static int cmd_status(int fd, const struct pdmsetup_args *a)
+{
+	struct pdm_devinfo di = {};
+	struct req r = {};
+	size_t len;
+	int ret = -1;
+
+	if (get_text(fd, &r, PDM_IOC_STATUS, "status", a->names[0], 0) == 0) {
+		fill_devinfo(&di, r.hdr);
+		len = status_split(req_data(&r), r.hdr->data_len, &di);
+		if (a->opts & OPT_JSON)
+			print_status_json(stdout, a->names[0], req_data(&r),
+					  len, &di);
+		else
+			fwrite(req_data(&r), 1, len, stdout);
+		ret = 0;
+	}
+	free(r.hdr);
+	return ret;
+}
+
+/* A sysfs attribute's first line into @buf ("" if unreadable). */
+static void read_attr(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, size, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void read_dev_attr(const struct pdm_devinfo *di, const char *attr,
+			  char *buf, size_t size)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/pdm/%s", di->major,
+		 di->minor, attr);
+	read_attr(path, buf, size);
+}
+
+/*
+ * One device for info: the header fields (INFO, or STATUS when @why asks
+ * for the reason polling is off, which only the status text tells), then
+ * poll_mode (the bracketed word of "tracked [sweep] ...") and hybrid from
+ * sysfs.  Returns 0, or -1 with errno set, having said why, unless @gone
+ * is set and the device no longer exists (ENXIO).
+ */
+static int get_devinfo(int fd, const char *name, int why, int gone,
+		       struct pdm_devinfo *di)
+{
+	struct req r = {};
+	char *open, *close;
+	int ret, err;
+
+	memset(di, 0, sizeof(*di));
+	if (req_init(&r, name, why ? 4096 : 0))
+		return -1;
+	ret = req_run(fd, &r, why ? PDM_IOC_STATUS : PDM_IOC_INFO, NULL);
+	err = errno;
+	if (ret && !(gone && err == ENXIO))
+		req_err(&r, "info", err);
+	if (!ret) {
+		fill_devinfo(di, r.hdr);
+		if (why)
+			status_split(req_data(&r), r.hdr->data_len, di);
+	}
+	free(r.hdr);
+	if (ret) {
+		errno = err;
+		return -1;
+	}
+	read_dev_attr(di, "poll_mode", di->poll_mode, sizeof(di->poll_mode));
+	open = strchr(di->poll_mode, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (close) {
+		*close = '\0';
+		memmove(di->poll_mode, open + 1, strlen(open + 1) + 1);
+	}
+	read_dev_attr(di, "hybrid", di->hybrid, sizeof(di->hybrid));
+	return 0;
+}
+
+/*
+ * info [NAME...]: the devices named, or all of them (a device removed
+ * meanwhile is left out).  Text, columns or JSON.
+ */
+static int cmd_info(int fd, const struct pdmsetup_args *a)
+{
+	int cols = a->opts & OPT_COLUMNS, json = a->opts & OPT_JSON;
+	struct pdm_list_entry *all = NULL;
+	struct pdm_devinfo *di;
+	size_t i, n = a->nr_names, nr = 0;
+	int ret = 0;
+
+	if (!n) {
+		all = list_devices(fd, "info", &n);
+		if (!all)
+			return -1;
+	}
+	di = calloc(n + 1, sizeof(*di));
+	if (!di) {
+		perror("pdmsetup");
+		free(all);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const char *name = all ? all[i].name : a->names[i];
+
+		if (get_devinfo(fd, name, !cols, !!all, &di[nr]) == 0)
+			nr++;
+		else if (!all || errno != ENXIO)
+			ret = -1;
+	}
+	if (cols) {
+		print_columns(stdout, a, di, nr);
+	} else if (json) {
+		fputs("{\"devices\": [", stdout);
+		for (i = 0; i < nr; i++) {
+			fputs(i ? ", " : "", stdout);
+			print_info_json(stdout, &di[i]);
+		}
+		fputs("]}\n", stdout);
+	} else if (!nr && all) {
+		printf("No devices found\n");
+	} else {
+		for (i = 0; i < nr; i++) {
+			fputs(i ? "\n" : "", stdout);
+			print_info(stdout, &di[i]);
+		}
+	}
+	free(di);
+	free(all);
+	return ret;
+}
+
+/* A block device's name, from its uevent's DEVNAME ("?" if none). */
+static void dev_name(unsigned int maj, unsigned int min, char *buf,
+		     size_t size)
+{
+	char path[64], line[160];
+	FILE *f;
+
+	snprintf(buf, size, "?");
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", maj, min);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			size_t n = strcspn(line + 8, "\n");
+
+			n = n < size ? n : size - 1;
+			memcpy(buf, line + 8, n);
+			buf[n] = '\0';
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * The lower devices of a live table, in order of first use, each once:
+ * every MAJOR:MINOR word of its TABLE text, which names devices that way
+ * whatever the target.  The number of them, or -1 (said why).
+ */
+static int get_deps(int fd, const char *verb, const char *name,
+		    dev_t *deps)
+{
+	struct req r = {};
+	char *p, *end;
+	int n = 0, i;
+
+	if (get_text(fd, &r, PDM_IOC_TABLE, verb, name, 0)) {
+		free(r.hdr);
+		return -1;
+	}
+	p = req_data(&r);
+	end = p + r.hdr->data_len;
+	while (p < end) {
+		unsigned int maj, min;
+		size_t w = strcspn(p, " \t\n");
+		char word[32];
+		int used;
+
+		if (w && w < sizeof(word)) {
+			snprintf(word, sizeof(word), "%.*s", (int)w, p);
+			if (sscanf(word, "%u:%u%n", &maj, &min, &used) == 2 &&
+			    word[used] == '\0') {
+				for (i = 0; i < n; i++)
+					if (deps[i] == makedev(maj, min))
+						break;
+				if (i == n && n < MAX_DEPS)
+					deps[n++] = makedev(maj, min);
+			}
+		}
+		p += w + 1;
+	}
+	free(r.hdr);
+	return n;
+}
+
+static int cmd_deps(int fd, const struct pdmsetup_args *a)
+{
+	dev_t deps[MAX_DEPS];
+	char name[64];
+	int n, i;
+
+	n = get_deps(fd, "deps", a->names[0], deps);
+	for (i = 0; i < n; i++) {
+		dev_name(major(deps[i]), minor(deps[i]), name, sizeof(name));
+		printf("%u:%u (%s)\n", major(deps[i]), minor(deps[i]), name);
+	}
+	return n < 0 ? -1 : 0;
+}
+
+struct tree {
+	struct pdm_list_entry *e;
+	size_t n;
+	int fd;
+};
+
+/* The pdm device @dev, if it is one: its index, else -1. */
+static int tree_find(const struct tree *t, dev_t dev)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		if (major(t->e[i].dev) == major(dev) &&
+		    minor(t->e[i].dev) == minor(dev))
+			return i;
+	return -1;
+}
+
+/* @dev and, if it is a pdm device, what it sits on, beneath it. */
+static int tree_print(const struct tree *t, dev_t dev, const char *prefix,
+		      int last, int depth)
+{
+	char name[PDM_NAME_LEN], sub[2 * MAX_DEPTH + 8];
+	int i = tree_find(t, dev), n, k, ret = 0;
+	dev_t deps[MAX_DEPS];
+
+	if (i >= 0)
+		snprintf(name, sizeof(name), "%s", t->e[i].name);
+	else
+		dev_name(major(dev), minor(dev), name, sizeof(name));
+	printf("%s%s%s (%u:%u)\n", prefix, depth ? (last ? "`-" : "|-") : "",
+	       name, major(dev), minor(dev));
+	if (i < 0 || depth >= MAX_DEPTH)
+		return 0;
+	n = get_deps(t->fd, "ls", t->e[i].name, deps);
+	if (n < 0)
+		return -1;
+	snprintf(sub, sizeof(sub), "%s%s", prefix,
+		 depth ? (last ? "  " : "| ") : " ");
+	for (k = 0; k < n; k++)
+		ret |= tree_print(t, deps[k], sub, k == n - 1, depth + 1);
+	return ret;
+}
+
+/* ls --tree: the devices no other pdm device sits on, each a root. */
+static int ls_tree(int fd, struct pdm_list_entry *e, size_t n)
+{
+	struct tree t = { .e = e, .n = n, .fd = fd };
+	dev_t deps[MAX_DEPS];
+	char *below = calloc(n + 1, 1);
+	size_t i;
+	int k, d, ret = 0;
+
+	if (!below) {
+		perror("pdmsetup");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		d = get_deps(fd, "ls", e[i].name, deps);
+		for (k = 0; k < d; k++)
+			if (tree_find(&t, deps[k]) >= 0)
+				below[tree_find(&t, deps[k])] = 1;
+	}
+	for (i = 0; i < n; i++)
+		if (!below[i])
+			ret |= tree_print(&t, makedev(major(e[i].dev),
+						      minor(e[i].dev)),
+					  "", 1, 0);
+	free(below);
+	return ret;
+}
+
+static int cmd_ls(int fd, const struct pdmsetup_args *a)
 {
 	struct pdm_list_entry *e;
-	struct req r = {};
 	size_t i, n;
-	int ret = 1;
+	int ret = 0;
 
-	if (req_init(&r, NULL, 64 * sizeof(*e)) == 0 &&
-	    req_run(fd, &r, PDM_IOC_LIST, "ls") == 0) {
-		e = (struct pdm_list_entry *)req_data(&r);
-		n = r.hdr->data_len / sizeof(*e);
-		if (!n)
-			printf("No devices found\n");
+	e = list_devices(fd, "ls", &n);
+	if (!e)
+		return -1;
+	if (a->opts & OPT_JSON) {
+		fputs("{\"devices\": [", stdout);
+		for (i = 0; i < n; i++) {
+			fputs(i ? ", {\"name\": " : "{\"name\": ", stdout);
+			json_string(stdout, e[i].name);
+			printf(", \"dev\": \"%u:%u\", \"major\": %u, \"minor\": %u",
+			       major(e[i].dev), minor(e[i].dev),
+			       major(e[i].dev), minor(e[i].dev));
+			fputs(", \"uuid\": ", stdout);
+			if (e[i].uuid[0])
+				json_string(stdout, e[i].uuid);
+			else
+				fputs("null", stdout);
+			fputc('}', stdout);
+		}
+		fputs("]}\n", stdout);
+	} else if (!n) {
+		printf("No devices found\n");
+	} else if (a->opts & OPT_TREE) {
+		ret = ls_tree(fd, e, n);
+	} else {
+		/* dmsetup's shape; a uuid, if any, after it. */
 		for (i = 0; i < n; i++)
-			printf("%s\t(%u:%u)\n", e[i].name, major(e[i].dev),
-			       minor(e[i].dev));
-		ret = 0;
+			printf("%s\t(%u:%u)%s%s\n", e[i].name, major(e[i].dev),
+			       minor(e[i].dev), e[i].uuid[0] ? "\t" : "",
+			       e[i].uuid);
 	}
-	free(r.hdr);
+	free(e);
 	return ret;
 }
 
-static int cmd_info(int fd, const char *name)
-{
-	struct pdm_ioctl *h;
-	struct req r = {};
-	int ret = 1;
-
-	if (req_init(&r, name, 0) == 0 &&
-	    req_run(fd, &r, PDM_IOC_INFO, "info") == 0) {
-		h = r.hdr;
-		printf("Name:              %s\n", h->name);
-		printf("State:             %s\n",
-		       h->flags & PDM_F_SUSPENDED ? "SUSPENDED" : "ACTIVE");
-		printf("Tables present:    %s\n",
-		       h->flags & PDM_F_INACTIVE ? "LIVE & INACTIVE" : "LIVE");
-		printf("Open count:        %d\n", h->open_count);
-		printf("Major, minor:      %u, %u\n", major(h->dev),
-		       minor(h->dev));
-		printf("Number of targets: %u\n", h->nr_segments);
-		printf("Sectors:           %llu\n",
-		       (unsigned long long)h->sectors);
-		printf("Polling:           %s\n",
-		       h->flags & PDM_F_POLL ? "on" : "off");
-		ret = 0;
-	}
-	free(r.hdr);
-	return ret;
-}
-
+/*
+ * version, --version: the tool's release and ABI, then the loaded
+ * driver's (/sys/module/pdm/version, from the same dkms.conf, and
+ * PDM_IOC_VERSION).  @fd < 0: --version, which loads nothing and fails
+ * for nothing; it says why it has no driver ABI.
+ */
 static int cmd_version(int fd)
 {
 	struct pdm_version ver;
+	char mod[64];
+	int err = 0;
 
+	printf("Tool version:      %s\n", BLKFAST_VERSION);
 	printf("Tool ABI:          %u.%u\n", PDM_ABI_MAJOR, PDM_ABI_MINOR);
-	if (ioctl(fd, PDM_IOC_VERSION, &ver) < 0) {
+	if (fd < 0 && access("/sys/module/pdm", F_OK)) {
+		printf("Driver:            not loaded\n");
+		return 0;
+	}
+	read_attr("/sys/module/pdm/version", mod, sizeof(mod));
+	printf("Driver version:    %s\n", mod[0] ? mod : "unknown");
+	if (fd < 0) {
+		fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			printf("Driver ABI:        unknown (%s: %s)\n",
+			       CONTROL_PATH, strerror(errno));
+			return 0;
+		}
+		if (driver_abi(fd, &ver) < 0)
+			err = errno;
+		close(fd);
+		if (err) {
+			printf("Driver ABI:        unknown (%s)\n",
+			       strerror(err));
+			return 0;
+		}
+	} else if (driver_abi(fd, &ver) < 0) {
+		fflush(stdout);
 		fprintf(stderr, "pdmsetup: version: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
 	printf("Driver ABI:        %u.%u\n", ver.major, ver.minor);
 	return 0;
 }
 
-static const struct {
-	const char *verb;
-	unsigned long cmd;
-} simple_verbs[] = {
-	{ "remove", PDM_IOC_REMOVE },
-	{ "suspend", PDM_IOC_SUSPEND },
-	{ "resume", PDM_IOC_RESUME },
-};
-
-static int run(int fd, int argc, char **argv)
+static int run(int fd, const struct pdmsetup_args *a)
 {
-	const char *verb = argv[0];
-	size_t i;
+	const char *name = a->nr_names ? a->names[0] : NULL;
+	struct req r = {};
+	size_t len = 0;
+	char *text;
+	int ret;
 
-	if (!strcmp(verb, "version") && argc == 1)
+	switch (a->verb) {
+	case VERB_CREATE:
+	case VERB_RELOAD:
+		/* Read before the ioctl, after the checks of the name. */
+		text = get_table(a, &len);
+		if (!text)
+			return -1;
+		ret = load(fd, a->verb == VERB_CREATE ? PDM_IOC_CREATE :
+			   PDM_IOC_RELOAD, a->verb_name, name, text, len,
+			   a->opts & OPT_READONLY ? PDM_F_READONLY : 0,
+			   a->uuid);
+		free(text);
+		return ret;
+	case VERB_REMOVE:
+		return cmd_remove(fd, a);
+	case VERB_SUSPEND:
+		return cmd_suspend_resume(fd, a, PDM_IOC_SUSPEND);
+	case VERB_RESUME:
+		return cmd_suspend_resume(fd, a, PDM_IOC_RESUME);
+	case VERB_LS:
+		return cmd_ls(fd, a);
+	case VERB_TABLE:
+		ret = get_text(fd, &r, PDM_IOC_TABLE, "table", name,
+			       a->opts & OPT_INACTIVE ?
+			       PDM_F_QUERY_INACTIVE : 0);
+		if (!ret)
+			fwrite(req_data(&r), 1, r.hdr->data_len, stdout);
+		free(r.hdr);
+		return ret;
+	case VERB_STATUS:
+		return cmd_status(fd, a);
+	case VERB_INFO:
+		return cmd_info(fd, a);
+	case VERB_DEPS:
+		return cmd_deps(fd, a);
+	case VERB_VERSION:
 		return cmd_version(fd);
-	if (!strcmp(verb, "ls") && argc == 1)
-		return cmd_ls(fd);
-	if (!strcmp(verb, "create") && argc >= 2)
-		return cmd_load(fd, PDM_IOC_CREATE, verb, argv[1], argc - 2,
-				argv + 2);
-	if (!strcmp(verb, "reload") && argc >= 2)
-		return cmd_load(fd, PDM_IOC_RELOAD, verb, argv[1], argc - 2,
-				argv + 2);
-	if (!strcmp(verb, "table") && argc == 3 &&
-	    !strcmp(argv[1], "--inactive"))
-		return cmd_text(fd, PDM_IOC_TABLE, verb, argv[2],
-				PDM_F_QUERY_INACTIVE);
-	if (argc != 2)
+	default:
 		return -1;
-	if (!strcmp(verb, "table"))
-		return cmd_text(fd, PDM_IOC_TABLE, verb, argv[1], 0);
-	if (!strcmp(verb, "status"))
-		return cmd_text(fd, PDM_IOC_STATUS, verb, argv[1], 0);
-	if (!strcmp(verb, "info"))
-		return cmd_info(fd, argv[1]);
-	for (i = 0; i < sizeof(simple_verbs) / sizeof(simple_verbs[0]); i++)
-		if (!strcmp(verb, simple_verbs[i].verb))
-			return cmd_simple(fd, simple_verbs[i].cmd, verb,
-					  argv[1]);
-	return -1;
+	}
 }
 
 int main(int argc, char **argv)
 {
+	struct pdmsetup_args a;
 	int fd, ret;
 
-	if (argc < 2) {
-		usage(stderr);
+	switch (pdmsetup_parse(&a, argc, argv)) {
+	case PARSE_ERR:
+		fprintf(stderr, "%s\n", a.err);
+		free(a.names);
 		return 2;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(stdout);
+	case PARSE_HELP:
+		pdmsetup_usage(stdout);
+		free(a.names);
 		return 0;
+	case PARSE_VERSION:
+		cmd_version(-1);
+		free(a.names);
+		return 0;
+	case PARSE_OK:
+		break;
 	}
-	if (fail_nth_open() < 0)
-		return 1;
 	fd = open_control();
-	if (fd < 0)
+	if (fd < 0) {
+		free(a.names);
 		return 1;
-	ret = run(fd, argc - 1, argv + 1);
-	close(fd);
-	if (ret < 0) {
-		fprintf(stderr, "pdmsetup: bad command line: '%s'\n", argv[1]);
-		usage(stderr);
-		return 2;
 	}
-	return ret;
+	ret = run(fd, &a);
+	close(fd);
+	free(a.names);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pdmsetup: stdout: %s\n", strerror(errno));
+		return 1;
+	}
+	return ret ? 1 : 0;
 }

@@ -286,7 +286,7 @@ expect_err "pdmsetup: create bad: Device or resource busy: line 1: /dev/nbhold: 
 expect_free "EBUSY on the second leg" nullb1
 expect_pdm "EBUSY on the second leg" 1 pdm0
 expect_eq "nullb0 holders: only a" pdm0 "$(ls /sys/block/nullb0/holders)"
-expect_eq "nbhold holders: only dm" "dm-" "$(ls /sys/block/nbhold/holders | cut -c1-3)"
+expect_eq "nbhold holders: only dm" "dm-" "$(holders_of nbhold | cut -c1-3)"
 
 # The same refusals by a reload of a, a live disk: there a leg that opened
 # is linked at once (holders/ and slaves/ links in sysfs), so a later
@@ -313,7 +313,7 @@ expect_a_alone "reload: misaligned second segment"
 expect_err "pdmsetup: reload a: Device or resource busy: line 1: /dev/nbhold: in use by someone else" \
 	pdmsetup reload a --table "0 16 striped 2 8 /dev/nullb1 0 /dev/nbhold 0"
 expect_free "reload: EBUSY on the second leg" nullb1
-expect_eq "nbhold holders: only dm" "dm-" "$(ls /sys/block/nbhold/holders | cut -c1-3)"
+expect_eq "nbhold holders: only dm" "dm-" "$(holders_of nbhold | cut -c1-3)"
 expect_a_alone "reload: EBUSY on the second leg"
 
 # Leaks on these failure paths: each opens and closes lower devices (and

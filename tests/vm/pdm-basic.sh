@@ -24,8 +24,9 @@ expect_eq "ls" "$(printf 'lin\t(%s)' "$(cat /sys/block/pdm0/dev)")" \
 	"$(pdmsetup ls)"
 expect_eq "table" "0 $sectors linear $(cat /sys/block/nullb0/dev) 0" \
 	"$(pdmsetup table lin)"
-expect_eq "status" "$(printf '0 %s linear P\npoll on' "$sectors")" \
-	"$(pdmsetup status lin)"
+expect_eq "status" "0 $sectors linear P" "$(pdmsetup status lin)"
+expect_eq "polling" "Polling:           on" \
+	"$(pdmsetup info lin | grep '^Polling:')"
 pdmsetup info lin | grep -q '^State: *ACTIVE$' || fail "info: $(pdmsetup info lin)"
 expect_eq "size" "$sectors" "$(cat /sys/block/pdm0/size)"
 expect_eq "io_poll" 1 "$(cat /sys/block/pdm0/queue/io_poll)"
@@ -47,7 +48,7 @@ expect_eq "clones completed by a poll" 3000 \
 # cannot be removed; the module cannot be unloaded while devices exist.
 expect_eq "a second device on nullb0" /dev/pdm1 \
 	"$(pdmsetup create other --table "0 8 linear /dev/nullb0 8")"
-expect_eq "holder links" "pdm0 pdm1" "$(ls /sys/block/nullb0/holders | tr '\n' ' ' | sed 's/ $//')"
+expect_eq "holder links" "pdm0 pdm1" "$(holders_of nullb0)"
 run pdmsetup remove other
 exec 3</dev/pdm0
 expect_fail "Device or resource busy" pdmsetup remove lin

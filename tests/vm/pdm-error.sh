@@ -31,8 +31,10 @@ run dmsetup create err /tmp/dm.table
 dm=/dev/mapper/err
 n0=$(cat /sys/block/nullb0/dev)
 expect_eq "table" "$(layout "$n0")" "$(pdmsetup table err)"
-expect_eq "status" "$(printf '0 2048 linear P\n2048 2048 error\n4096 2048 linear P\npoll on')" \
+expect_eq "status" "$(printf '0 2048 linear P\n2048 2048 error\n4096 2048 linear P')" \
 	"$(pdmsetup status err)"
+expect_eq "polling" "Polling:           on" \
+	"$(pdmsetup info err | grep '^Polling:')"
 expect_eq "size" 6144 "$(cat /sys/block/pdm0/size)"
 expect_eq "slaves" nullb0 "$(ls /sys/block/pdm0/slaves)"
 

@@ -6,8 +6,9 @@
 # vm-skip-flavour: rt-amd64 needs fail-nth (fault injection), which only the debug kernel has
 # Every allocation of pdm's control commands failing in turn: create (a
 # linear and a striped table), reload, resume with an inactive table, and
-# remove.  pdmsetup's PDMSETUP_FAIL_NTH=N fails the N-th allocation (slab
-# or page) that its ioctl reaches, N = 1, 2, ... until the command runs
+# remove.  PDMSETUP_FAIL_NTH=N pdmsetup-fail-nth (pdmsetup built with the
+# test-only tests/progs/pdmsetup-fail-nth.c) fails the N-th allocation
+# (slab or page) that its ioctl reaches, N = 1, 2, ... until the command runs
 # with N beyond its last: pdm's own allocations and the block layer's it
 # calls (add_disk, holders, opening the lower devices).  The full debug
 # tier fails every one; make check's core fails every 5th (from a
@@ -47,7 +48,9 @@ run pdmsetup create keep --table "0 8 linear /dev/nullb2 0" >/dev/null
 KEEP=$(ls /sys/block/nullb2/holders)
 read -r REFS </sys/module/null_blk/refcnt
 
-# try_nth N ARGS...: pdmsetup ARGS with its N-th allocation failing.  TRY:
+# try_nth N ARGS...: pdmsetup ARGS with its N-th allocation failing
+# (pdmsetup-fail-nth arms /proc/thread-self/fail-nth right before the
+# command's ioctl and reports "K left" after it).  TRY:
 # "ok", or the error it printed, with N; LEFT: the allocations the ioctl
 # did not reach (> 0: nothing was injected).  Refusals are tallied by
 # message.
@@ -55,7 +58,8 @@ declare -A ERRORS=()
 try_nth() {
 	local n=$1 rc=0 line
 	shift
-	PDMSETUP_FAIL_NTH=$n pdmsetup "$@" >/dev/null 2>/tmp/try.err || rc=$?
+	PDMSETUP_FAIL_NTH=$n pdmsetup-fail-nth "$@" >/dev/null 2>/tmp/try.err ||
+		rc=$?
 	LEFT='' TRY=''
 	while read -r line; do
 		case $line in

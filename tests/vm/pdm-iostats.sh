@@ -47,7 +47,7 @@ expect_counts() {
 	done
 	expect_eq "$what: in flight" 0 "$(echo "$after" | awk '{ print $9 }')"
 	expect_eq "$what: inflight file" "0 0" \
-		"$(cat /sys/block/pdm0/inflight | awk '{ print $1, $2 }')"
+		"$(awk '{ print $1, $2 }' /sys/block/pdm0/inflight)"
 }
 
 N=1000

@@ -40,15 +40,15 @@ copy_suspended() {
 	shift
 	run pdmsetup suspend "$@" fsd
 	expect_eq "$name: suspended" 1 "$(cat /sys/block/pdm0/pdm/suspended)"
-	run dd if=/dev/nullb0 of=/tmp/$name.img bs=1M count=128 \
+	run dd if=/dev/nullb0 of="/tmp/$name.img" bs=1M count=128 \
 		iflag=direct status=none
 	run pdmsetup resume "$@" fsd
-	dumpe2fs -h /tmp/$name.img 2>/dev/null | grep -q needs_recovery &&
+	dumpe2fs -h "/tmp/$name.img" 2>/dev/null | grep -q needs_recovery &&
 		NEEDS=yes || NEEDS=no
-	e2fsck -fn /tmp/$name.img >/tmp/$name.fsck 2>&1 || rc=$?
+	e2fsck -fn "/tmp/$name.img" >"/tmp/$name.fsck" 2>&1 || rc=$?
 	FSCK=$rc
 	note "$name: needs_recovery $NEEDS, e2fsck -fn exit $FSCK"
-	rm -f /tmp/$name.img
+	rm -f "/tmp/$name.img"
 }
 
 copy_suspended lockfs

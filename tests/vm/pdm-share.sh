@@ -20,17 +20,13 @@ sz=$(cat /sys/block/nullb0/size)
 half=$((sz / 2))
 mib=16
 
-holders() {
-	ls "/sys/block/$1/holders" | tr '\n' ' ' | sed 's/ $//'
-}
-
 expect_eq "create lo" /dev/pdm0 \
 	"$(pdmsetup create lo --table "0 $half linear /dev/nullb0 0")"
 expect_eq "create hi" /dev/pdm1 \
 	"$(pdmsetup create hi --table "0 $half linear /dev/nullb0 $half")"
 expect_eq "create all (overlaps both)" /dev/pdm2 \
 	"$(pdmsetup create all --table "0 $sz linear /dev/nullb0 0")"
-expect_eq "nullb0 holders" "pdm0 pdm1 pdm2" "$(holders nullb0)"
+expect_eq "nullb0 holders" "pdm0 pdm1 pdm2" "$(holders_of nullb0)"
 
 # Both halves written and verified at once, polled.  fio_run's job
 # options follow its first --name; the second job repeats them.
@@ -57,20 +53,20 @@ run mke2fs -q -F -t ext4 /dev/nullb1
 run mount -t ext4 /dev/nullb1 /mnt
 expect_fail "line 1: /dev/nullb1: in use by someone else" \
 	pdmsetup create mounted --table "0 8 linear /dev/nullb1 0"
-expect_eq "nullb1 holders while mounted" "" "$(holders nullb1)"
+expect_eq "nullb1 holders while mounted" "" "$(holders_of nullb1)"
 run umount /mnt
 
 # Each device goes alone; the others keep serving their data.
 run pdmsetup remove lo
-expect_eq "nullb0 holders without lo" "pdm1 pdm2" "$(holders nullb0)"
+expect_eq "nullb0 holders without lo" "pdm1 pdm2" "$(holders_of nullb0)"
 # shellcheck disable=SC2046
 fio_run hi $(job /dev/pdm1 --verify_only=1)
 run pdmsetup remove all
-expect_eq "nullb0 holders: hi alone" pdm1 "$(holders nullb0)"
+expect_eq "nullb0 holders: hi alone" pdm1 "$(holders_of nullb0)"
 # shellcheck disable=SC2046
 fio_run hi $(job /dev/pdm1 --verify_only=1)
 run pdmsetup remove hi
-expect_eq "nullb0 holders after the last" "" "$(holders nullb0)"
+expect_eq "nullb0 holders after the last" "" "$(holders_of nullb0)"
 # Released: another exclusive opener gets it now.
 run dmsetup create other --table "0 8 linear /dev/nullb0 0"
 expect_fail "nullb0: in use by someone else" \

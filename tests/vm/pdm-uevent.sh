@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 1
 # The uevents a pdm device sends, as heard on the kernel's uevent netlink
-# socket (busybox uevent): a change event with PDM_NAME, PDM_EVENT and
-# PDM_SUSPENDED on create, on every resume of a suspended device (a table
+# socket (busybox uevent): a change event with PDM_NAME, PDM_UUID,
+# PDM_EVENT and PDM_SUSPENDED on create, on every resume of a suspended device (a table
 # swapped to another lower device of the same size included, which
 # changes nothing else udev would see), and on remove before the disk's
 # own remove event (PDM_SUSPENDED=1 then: remove has drained it, and
@@ -27,7 +27,7 @@ uevent /tmp/ev.sh &
 listener=$!
 sleep 0.5
 
-run pdmsetup create ev --table "0 $sz linear /dev/nullb0 0" >/dev/null
+run pdmsetup create --uuid PDM-ev-1 ev --table "0 $sz linear /dev/nullb0 0" >/dev/null
 run pdmsetup suspend ev
 run pdmsetup resume ev
 run pdmsetup resume ev
@@ -39,12 +39,12 @@ kill $listener
 wait $listener 2>/dev/null || true
 
 cat /tmp/events
-A="PDM_NAME=ev PDM_SUSPENDED=0"
+A="PDM_NAME=ev PDM_SUSPENDED=0 PDM_UUID=PDM-ev-1"
 expect_eq "events in order" "add 
 change PDM_EVENT=create $A 
 change PDM_EVENT=resume $A 
 change PDM_EVENT=resume $A 
-change PDM_EVENT=remove PDM_NAME=ev PDM_SUSPENDED=1 
+change PDM_EVENT=remove PDM_NAME=ev PDM_SUSPENDED=1 PDM_UUID=PDM-ev-1 
 remove " "$(cat /tmp/events)"
 run rmmod pdm
 echo "PASS"

@@ -223,6 +223,15 @@ md5_of() {
 	fi
 }
 
+# holders_of DEV: the holders of /dev/DEV (holders/ links), by name.
+holders_of() {
+	local h out=
+	for h in /sys/block/"$1"/holders/*; do
+		[ -e "$h" ] && out="$out${out:+ }${h##*/}"
+	done
+	echo "$out"
+}
+
 # nullb_load ARGS...: (re)load null_blk with ARGS.
 nullb_load() {
 	modprobe -r null_blk 2>/dev/null || true
@@ -414,7 +423,8 @@ probe_hist_stop() {
 	echo "-:blkfast/$name" >>$TRACEFS/kprobe_events
 }
 
-# fail_nth_setup: make /proc/*/fail-nth (and PDMSETUP_FAIL_NTH) reach
+# fail_nth_setup: make /proc/*/fail-nth (and pdmsetup-fail-nth's
+# PDMSETUP_FAIL_NTH, tests/progs/pdmsetup-fail-nth.c) reach
 # every allocation (debug kernel).  fail-nth counts only the checks that
 # pass a fault type's filters, so these are opened: sleeping allocations
 # too, pages of any order and zone; no stack dumps (each would be a
