@@ -601,8 +601,16 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
 
 	percpu_ref_resurrect(&pd->active);
 	list = pdm_take_deferred(pd, true);
-	while ((bio = bio_list_pop(&list)))
+	while ((bio = bio_list_pop(&list))) {
+		/*
+		 * Issued from this command's task, not the submitter's: an
+		 * EAGAIN could reach an io_uring request in a task that cannot
+		 * take it (or, a thread of the same process, mark it for a
+		 * reissue that never comes).  This task may wait.
+		 */
+		bio->bi_opf &= ~REQ_NOWAIT;
 		submit_bio_noacct(bio);
+	}
 	if (pd->frozen) {
 		thaw_bdev(pd->disk->part0);
 		pd->frozen = false;

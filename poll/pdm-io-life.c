@@ -57,6 +57,7 @@ struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 	io->status = BLK_STS_OK;
 	io->published = false;
 	io->polled = top->bi_opf & REQ_POLLED;
+	io->nowait = top->bi_opf & REQ_NOWAIT;
 	io->then_data = false;
 	io->owner = current;
 	io->clones = NULL;
@@ -266,25 +267,31 @@ static int pdm_io_claim(struct pdm_io *io)
  * Complete the top bio and free the clones; @io goes with them.  After the
  * flushes of a PREFLUSH+data bio (io->then_data) the top bio goes on to
  * have its data issued instead, unless a flush failed: then it completes
- * with that error, and its data is never written.  A published top bio
+ * with that error, and its data is never written.  A REQ_NOWAIT top bio
  * whose clones met EAGAIN is requeued (see the top of pdm-io.c): its
- * poller can no longer take an EAGAIN.
+ * submitter, having returned, can no longer take an EAGAIN.
  */
 static void pdm_io_complete(struct pdm_io *io)
 {
 	struct pdm_dev *pd = io->pd;
 	struct bio *top = io->top;
 	bool then_data = io->then_data && !io->status;
-	bool again = io->published && io->status == BLK_STS_AGAIN;
+	bool again = io->nowait && io->status == BLK_STS_AGAIN;
 	struct pdm_acct acct;
 
 	if (io->status && !again)
 		top->bi_status = io->status;
 	if (again) {
 		this_cpu_inc(pd->stats->requeued);
-		/* Completes unpolled, perhaps in interrupt context. */
+		/*
+		 * Redone blocking, its flushes first if it has any; completes
+		 * unpolled, perhaps in interrupt context.
+		 */
+		top->bi_opf &= ~REQ_NOWAIT;
 		bio_clear_polled(top);
 	}
+	if (then_data)
+		top->bi_opf &= ~REQ_PREFLUSH;	/* they are done */
 	if (again || then_data) {
 		pdm_requeue(io);
 		return;

@@ -21,13 +21,16 @@
  * only once all of them succeeded (pdm_requeue_work()), as dm does.
  *
  * EAGAIN must reach the submitter of a REQ_NOWAIT bio during submission:
- * 6.1's io_uring reissues a request whose EAGAIN arrives later in its own
- * task (from a poll) and then waits for it forever (REQ_F_REISSUE in
- * io_complete_rw_iopoll()).  So a NOWAIT pass allocates all its clones
- * before it issues any, and fails whole if one is missing; and a polled
- * top bio whose clones met EAGAIN below is mapped again, unpolled and
- * blocking, by pdm_requeue_work() rather than completed with it, as dm
- * requeues polled bios that hit BLK_STS_AGAIN.
+ * 6.1's io_uring reissues a polled request whose EAGAIN arrives later in
+ * its own task (from a poll) and then waits for it forever (REQ_F_REISSUE
+ * in io_complete_rw_iopoll()), and fails an unpolled one whose EAGAIN
+ * arrives from another context (io_rw_should_reissue()): every
+ * non-polled io_uring read and write is first issued NOWAIT too.  So a
+ * NOWAIT pass allocates all its clones before it issues any, and fails
+ * whole if one is missing; and a NOWAIT top bio whose clones met EAGAIN
+ * below is mapped again, blocking (and unpolled), by pdm_requeue_work()
+ * rather than completed with it, as dm requeues polled bios that hit
+ * BLK_STS_AGAIN (dm 6.1 lets the unpolled ones through).
  */
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
@@ -434,7 +437,9 @@ static void pdm_start_top(struct pdm_dev *pd, struct bio *top)
  * @work: the device's requeue_work
  *
  * The data of PREFLUSH+data bios whose flushes all completed without
- * error, and polled bios whose clones met EAGAIN below.  Each still holds
+ * error (their REQ_PREFLUSH cleared), and REQ_NOWAIT bios whose clones met
+ * EAGAIN below (their REQ_NOWAIT cleared, REQ_PREFLUSH kept: the flushes
+ * are redone before the data).  Each still holds
  * its submitter's reference on pd->active: the map is the one it was
  * first mapped with, and a suspend waits for the bio rather than holding
  * it back.  (Through pdm_submit_bio() it could be deferred by a suspend
@@ -459,12 +464,10 @@ void pdm_requeue_work(struct work_struct *work)
 		struct bio *top = pdm_io_requeued(first, &acct);
 
 		/*
-		 * A write's data is left as an ordinary write (its FUA kept).
 		 * This worker may wait for memory and tags: an EAGAIN here
-		 * would reach a submitter that can no longer take it, or
-		 * make it redo the flushes.
+		 * would reach a submitter that can no longer take it.
 		 */
-		top->bi_opf &= ~(REQ_PREFLUSH | REQ_NOWAIT);
+		top->bi_opf &= ~REQ_NOWAIT;
 		top->bi_status = BLK_STS_OK;
 		pdm_send_top(pd, top, &acct);
 	}

@@ -64,7 +64,7 @@ struct pdm_stats {
 	unsigned long trylock_skips;	/* sweep: queue busy with a poller */
 	unsigned long hybrid_early_returns;	/* left before polling */
 	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
-	unsigned long requeued;		/* polled, EAGAIN below: redone */
+	unsigned long requeued;		/* NOWAIT, EAGAIN below: redone */
 	unsigned long stale_polls;	/* poll_bio on a bio not published */
 	/* hybrid "sleep" (pdm-sleep.c) */
 	unsigned long hybrid_sleeps;	/* sleeps taken */
@@ -156,7 +156,7 @@ struct pdm_dev {
 	/*
 	 * Top bios to map again from process context: PREFLUSH+data bios
 	 * whose preflushes have all completed, their data still to go, and
-	 * polled bios whose clones met EAGAIN below (see pdm-io.c), each
+	 * REQ_NOWAIT bios whose clones met EAGAIN below (see pdm-io.c), each
 	 * listed by the first clone of its last pass, which holds its
 	 * pdm_io (pdm_io_requeued()).  Each keeps its reference on active,
 	 * so a suspend waits for it and the map stays the one it was first
@@ -235,6 +235,7 @@ struct pdm_io {
 	blk_status_t status;		/* first error, racy but any will do */
 	bool published;
 	bool polled;			/* top REQ_POLLED: clones are listed */
+	bool nowait;			/* top REQ_NOWAIT: EAGAIN may come */
 	bool then_data;			/* flushes first, then the data */
 	struct task_struct *owner;	/* the issuer, which polls it */
 	struct pdm_clone *clones;	/* every clone if polled, for poll_bio */

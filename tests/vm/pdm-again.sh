@@ -32,9 +32,11 @@ table="0 $sz striped 2 8 /dev/nullb0 0 /dev/nullb1 0"
 # tier's core writes 8 MiB, still hundreds of EAGAINs.
 mib=32
 [ "$(debug_tier)" = core ] && mib=8
+# polled_verify NAME DEV [HIPRI]: HIPRI 0 for the same I/O unpolled (io_uring
+# still issues it REQ_NOWAIT first).
 polled_verify() {
 	fio_bounded 120 "$1" fio --name="$1" --filename="$2" \
-		--ioengine=io_uring --hipri=1 --direct=1 --rw=randwrite \
+		--ioengine=io_uring --hipri="${3:-1}" --direct=1 --rw=randwrite \
 		--bsrange=16k-64k --iodepth=16 --size=${mib}m --verify=crc32c \
 		--verify_fatal=1 --do_verify=1
 }
@@ -57,6 +59,28 @@ for mode in tracked sweep; do
 		"$(cat /sys/block/pdm0/pdm/polled_bios) polled in all"
 	expect_ge "pdm $mode: bios requeued" 1 "$n"
 done
+expect_drained pstripe
+run pdmsetup remove pstripe
+
+# Unpolled: every io_uring read or write is first issued REQ_NOWAIT, and
+# an EAGAIN that reaches it after submission, from a completion in
+# another context (here a timer interrupt: irqmode=2), fails the request
+# ("Resource temporarily unavailable"): pdm maps such a bio again itself,
+# blocking, as it does polled ones.  dm-striped, the reference, hands
+# them to io_uring (printed, not asserted).
+nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
+	submit_queues=1 hw_queue_depth=2 irqmode=2 completion_nsec=20000
+run dmsetup create dstripe --table "$table"
+nullb_prefill /dev/mapper/dstripe
+polled_verify dm-irq /dev/mapper/dstripe 0
+note "reference: dm-striped unpolled: fio exit $FIO_RC, $FIO_ERRORS I/O errors"
+run dmsetup remove dstripe
+run pdmsetup create pstripe --table "$table" >/dev/null
+polled_verify pdm-irq /dev/pdm0 0
+expect_fio_clean pdm-irq $((mib * 1024))
+n=$(cat /sys/block/pdm0/pdm/requeued)
+note "pdm unpolled: $n bios requeued after EAGAIN below"
+expect_ge "pdm unpolled: bios requeued" 1 "$n"
 expect_drained pstripe
 run pdmsetup remove pstripe
 run rmmod pdm
