@@ -9,8 +9,12 @@
  * completes from an hrtimer after service_us.  With data=1 it keeps what
  * is written in memory (size_mb of it, vmalloc'ed), so that fio can
  * verify through it; otherwise reads return whatever the pages held and
- * writes are dropped.  Loaded only inside the test VM, as /dev/slowpoll0.
+ * writes are dropped.  With secure_erase=1 it takes secure erase
+ * requests too (zeroing the range with data=1) and counts them in
+ * secure_erased, for a test that one never reaches it.  Loaded only
+ * inside the test VM, as /dev/slowpoll0.
  */
+#include <linux/atomic.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/hrtimer.h>
@@ -18,6 +22,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/sysfs.h>
 #include <linux/vmalloc.h>
 
 /* Writable: a benchmark compares service times in one boot. */
@@ -40,6 +45,22 @@ MODULE_PARM_DESC(size_mb, "Capacity, MiB");
 static bool data;
 module_param(data, bool, 0444);
 MODULE_PARM_DESC(data, "Keep the data written, in size_mb of memory");
+
+static bool secure_erase;
+module_param(secure_erase, bool, 0444);
+MODULE_PARM_DESC(secure_erase, "Take secure erase requests");
+
+static atomic_t secure_erased = ATOMIC_INIT(0);
+static int secure_erased_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d\n", atomic_read(&secure_erased));
+}
+
+static const struct kernel_param_ops secure_erased_ops = {
+	.get = secure_erased_get,
+};
+module_param_cb(secure_erased, &secure_erased_ops, NULL, 0444);
+MODULE_PARM_DESC(secure_erased, "Secure erase requests taken (read-only)");
 
 static u8 *slowpoll_data;		/* data=1: the disk's contents */
 
@@ -79,6 +100,10 @@ static void slowpoll_copy(struct request *rq)
 	struct req_iterator iter;
 	struct bio_vec bv;
 
+	if (req_op(rq) == REQ_OP_SECURE_ERASE) {
+		memset(pos, 0, blk_rq_bytes(rq));
+		return;
+	}
 	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
 		return;
 	rq_for_each_segment(bv, rq, iter) {
@@ -98,6 +123,8 @@ static blk_status_t slowpoll_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct slowpoll_queue *sq = hctx->driver_data;
 
 	blk_mq_start_request(rq);
+	if (req_op(rq) == REQ_OP_SECURE_ERASE)
+		atomic_inc(&secure_erased);
 	if (slowpoll_data)
 		slowpoll_copy(rq);
 	if (hctx->type != HCTX_TYPE_POLL) {
@@ -246,6 +273,9 @@ static int __init slowpoll_init(void)
 	strscpy(slowpoll_disk->disk_name, "slowpoll0", DISK_NAME_LEN);
 	set_capacity(slowpoll_disk, (sector_t)size_mb << (20 - SECTOR_SHIFT));
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, slowpoll_disk->queue);
+	if (secure_erase)
+		blk_queue_max_secure_erase_sectors(slowpoll_disk->queue,
+						   UINT_MAX >> SECTOR_SHIFT);
 	ret = add_disk(slowpoll_disk);
 	if (ret)
 		goto put_disk;
