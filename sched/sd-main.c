@@ -701,7 +701,8 @@ static unsigned long sd_wake_gen(struct sdl_data *sd)
 static noinline __noclone bool sd_release_dispatch(struct sdl_data *sd,
 						   unsigned long gen, bool idle)
 {
-	clear_bit_unlock(SD_DISPATCHING, &sd->flags);
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		clear_bit_unlock(SD_DISPATCHING, &sd->flags);
 	/*
 	 * Pairs with the barriers in sd_insert_requests() and
 	 * sd_finish_request(), whose queue runs found the flag set.  After
@@ -740,6 +741,20 @@ static noinline __noclone bool sd_release_dispatch(struct sdl_data *sd,
  * restarted by the next completion.)  A zone write unlock counts as an
  * insert here: it may free a write the pass held back.
  */
+/*
+ * Take the dispatching gate, or say another CPU holds it.  On PREEMPT_RT
+ * there is no gate (see split-deadline.h): a holder preempted there, by
+ * a SCHED_FIFO task on its CPU say, would stall every dispatcher of any
+ * priority for as long as that task runs, and only a lock boosts it.
+ */
+static bool sd_enter_dispatch(struct sdl_data *sd)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return true;
+	return !test_bit(SD_DISPATCHING, &sd->flags) &&
+	       !test_and_set_bit_lock(SD_DISPATCHING, &sd->flags);
+}
+
 static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct request_queue *q = hctx->queue;
@@ -750,8 +765,7 @@ static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	bool missed;
 
 again:
-	if (test_bit(SD_DISPATCHING, &sd->flags) ||
-	    test_and_set_bit_lock(SD_DISPATCHING, &sd->flags)) {
+	if (!sd_enter_dispatch(sd)) {
 		atomic64_inc(&sd->cont.dispatching_skips);
 		return NULL;
 	}

@@ -29,7 +29,12 @@
  * neighbours (upstream's 2024 split lost those merges; this keeps them).
  *
  * Only one CPU dispatches at a time (SD_DISPATCHING); the others return at
- * once.  See sd_dispatch_request() for why no request is stranded.
+ * once.  See sd_dispatch_request() for why no request is stranded.  Not
+ * on PREEMPT_RT: there a gate holder preempted by a higher-priority task
+ * would hold back every dispatcher, whatever its priority, with nothing
+ * to boost it; every dispatcher takes the dispatch lock instead, an
+ * rtmutex that boosts its holder, as mq-deadline's take dd->lock
+ * (sd_enter_dispatch()).
  *
  * finish_request runs in any context, including hard IRQ and inside the
  * insert path (freeing merged requests): it takes neither lock and its
