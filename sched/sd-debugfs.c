@@ -192,6 +192,9 @@ static int sd_contention_show(void *data, struct seq_file *m)
 	SD_SHOW_ATOMIC(m, sd->cont, dispatch_rechecks);
 	SD_SHOW_COUNT(m, locked, drained);
 	SD_SHOW_COUNT(m, locked, drained_merges);
+	/* Zone write locks released by completions (zoned devices). */
+	seq_printf(m, "zone_unlocks %u\n",
+		   (unsigned int)atomic_read(&sd->zone_unlocks));
 	return 0;
 }
 

@@ -810,7 +810,9 @@ static bool sd_has_write_work(struct sdl_data *sd)
 /*
  * Runs in any context for every freed request (see split-deadline.h).
  * Releases a zoned write's zone lock and, if writes wait, makes sure the
- * queue is run again.
+ * queue is run again.  Only a request that held a zone lock: a read's
+ * completion frees no zone, and counting it would send idle passes back
+ * over the write FIFO once per completion (sd_release_dispatch()).
  */
 static void sd_finish_request(struct request *rq)
 {
@@ -823,7 +825,7 @@ static void sd_finish_request(struct request *rq)
 		return;
 	atomic_inc(&sd->per_prio[sd_rq_prio(rq)].stats.completed);
 
-	if (blk_queue_is_zoned(q)) {
+	if (blk_queue_is_zoned(q) && (rq->rq_flags & RQF_ZONE_WRITE_LOCKED)) {
 		spin_lock_irqsave(&sd->zone_lock, flags);
 		blk_req_zone_write_unlock(rq);
 		spin_unlock_irqrestore(&sd->zone_lock, flags);

@@ -28,6 +28,7 @@ mib=32
 [ "$(debug_tier)" = core ] && mib=16
 for s in mq-deadline split-deadline; do
 	set_sched nullb0 "$s"
+	read -r r0 _ _ _ w0 _ <<<"$(cat /sys/block/nullb0/stat)"
 	echo >$TRACEFS/trace
 	echo 1 >$TRACEFS/tracing_on
 	fio_run "zoned-$s" --filename=/dev/nullb0 --ioengine=io_uring \
@@ -54,6 +55,17 @@ for s in mq-deadline split-deadline; do
 	note "$s: $writes writes issued, at most $most in flight to one zone"
 	expect_ge "$s: writes traced (half of them)" $((mib * 128)) "$writes"
 	expect_eq "$s: most writes in flight to one zone" 1 "$most"
+	[ "$s" = split-deadline ] || continue
+	# Only writes released a zone lock: fio's verify reads did not count
+	# as zone unlocks (each would send idle passes back over the write
+	# FIFO).  The stat's writes hold the zone resets too, which take no
+	# lock: the unlocks are at most those, and at least the writes traced.
+	read -r r1 _ _ _ w1 _ <<<"$(cat /sys/block/nullb0/stat)"
+	unlocks=$(awk '$1 == "zone_unlocks" { print $2 }' \
+		"$DEBUGFS/block/nullb0/sched/contention")
+	expect_ge "$s: verify reads" 1 $((r1 - r0))
+	expect_le "$s: zone unlocks (writes, not reads)" $((w1 - w0)) "$unlocks"
+	expect_ge "$s: zone unlocks (every write traced)" "$writes" "$unlocks"
 done
 for e in block_rq_issue block_rq_complete; do
 	echo 0 >$TRACEFS/events/block/$e/enable
