@@ -12,7 +12,8 @@
 # that hit BLK_STS_AGAIN.  Checked: the same fio finishes with its data
 # verified in tracked and sweep mode (bounded by a timeout: a hang
 # fails), pdm counts the requeues (requeued >= 1), and a suspend
-# afterwards finds nothing in flight.  dm-striped over the same devices
+# afterwards finds nothing in flight; the same in direct mode with hybrid
+# polling on, where no poll may go to a lower queue that does not poll.  dm-striped over the same devices
 # runs first as the reference; 6.1's dm hands some of these EAGAINs to
 # io_uring, which fails them to fio ("Resource temporarily unavailable"):
 # that is printed, not asserted, and pdm must do better (no error).
@@ -59,6 +60,35 @@ for mode in tracked sweep; do
 		"$(cat /sys/block/pdm0/pdm/polled_bios) polled in all"
 	expect_ge "pdm $mode: bios requeued" 1 "$n"
 done
+
+# A bio requeued after EAGAIN is no longer pdm's to poll: its cookie goes
+# back to BLK_QC_T_NONE.  In direct mode with hybrid on (polled bios are
+# cloned; a requeued one, unpolled, is remapped in place if it fits one
+# chunk: 4 KiB writes here) a cookie left at 0 made io_uring's bio_poll()
+# poll the lower device's hardware queue 0, which does not poll
+# (null_blk's poll queue is 1): no blk_mq_poll() may name queue 0 (6.1's
+# cookie: the queue number << 16 | the tag).
+echo direct >/sys/block/pdm0/pdm/poll_mode
+echo gate >/sys/block/pdm0/pdm/hybrid
+before=$(cat /sys/block/pdm0/pdm/requeued)
+probe_hist_start mqpoll cookie 'p blk_mq_poll cookie=%si:u32'
+fio_bounded 120 pdm-direct fio --name=pdm-direct --filename=/dev/pdm0 \
+	--ioengine=io_uring --hipri=1 --direct=1 --rw=randwrite --bs=4k \
+	--iodepth=16 --size=$((mib / 2))m --verify=crc32c --verify_fatal=1 \
+	--do_verify=1
+expect_fio_clean pdm-direct $((mib * 1024 / 2))
+expect_ge "pdm direct, hybrid: bios requeued" 1 \
+	$(( $(cat /sys/block/pdm0/pdm/requeued) - before ))
+cookies=$(probe_hist_keys mqpoll | tr '\n' ' ')
+probe_hist_stop mqpoll
+note "blk_mq_poll cookies: $cookies"
+for c in $cookies; do
+	[ $((c >> 16)) != 0 ] ||
+		fail "blk_mq_poll() polled hardware queue 0 (cookie $c), which does not poll"
+done
+expect_ge "blk_mq_poll cookies seen" 1 "$(echo "$cookies" | wc -w)"
+echo off >/sys/block/pdm0/pdm/hybrid
+echo tracked >/sys/block/pdm0/pdm/poll_mode
 expect_drained pstripe
 run pdmsetup remove pstripe
 
