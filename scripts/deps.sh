@@ -33,6 +33,7 @@ esac
 pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
       linux-source-6.1 dkms openssl
       qemu-system-x86 busybox-static fio liburing-dev dmsetup e2fsprogs jq
+      sysstat
       clang libclang-rt-14-dev
       perl sparse clang-format shellcheck
       flex bison libelf-dev libssl-dev lz4)

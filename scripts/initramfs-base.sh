@@ -31,15 +31,17 @@ modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
 	 ext4 loop scsi_debug sd_mod)
 # util-linux's blkdiscard (busybox's has no -z, for write zeroes); jq
 # checks that pdmsetup's --json output parses (pdmsetup-cli); e2fsck and
-# dumpe2fs judge a copy of a suspended file system (pdm-lockfs).
+# dumpe2fs judge a copy of a suspended file system (pdm-lockfs); sysstat's
+# iostat reads pdm's I/O statistics as an admin would (pdm-iostats).
 programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
 	  /usr/sbin/mke2fs /usr/sbin/e2fsck /usr/sbin/dumpe2fs /sbin/blkdiscard
-	  /usr/bin/jq)
+	  /usr/bin/jq /usr/bin/iostat)
 
 key=$( {
 	cat "$0"
 	printf '%s\n' "${modules[@]}" "$kver"
 	dpkg-query -W busybox-static kmod fio dmsetup e2fsprogs util-linux jq \
+		sysstat \
 		"linux-image-$kver" \
 		2>/dev/null || true
 	ls -l "$kroot/boot"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
-# pdm's I/O statistics (/sys/block/pdmN/stat, /proc/diskstats, iostat)
+# pdm's I/O statistics (/sys/block/pdmN/stat, and iostat's totals)
 # against what fio did: in tracked and direct mode, polled and by
 # interrupt, reads and writes count each top bio once with its sectors;
 # a flush (fsync) counts as a flush; a discard counts as the lower
@@ -91,6 +91,20 @@ after=$(stat_of pdm0)
 expect_counts "discard" "$b" "$after" 14=8192 \
 	12="$(delta "$lb" "$(stat_of nullb0)" 12)" 1=0 5=0
 expect_ge "discards" 1 "$(delta "$b" "$after" 12)"
+
+# What iostat (sysstat) shows, as an admin would read it: the totals of
+# the runs above, in KiB, from fio's sizes (reads: 4 runs of N 4 KiB;
+# writes: 4 runs of N/2 8 KiB and 200 of 4 KiB; discards: 4 MiB).
+# iostat_total COLUMN: pdm0's COLUMN of `iostat -d -k pdm0`, since boot.
+iostat_total() {
+	iostat -d -k pdm0 | awk -v c="$1" '
+		$1 == "Device" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+		$1 == "pdm0" && k { print $k }'
+}
+expect_eq "iostat kB_read" $((4 * N * 4)) "$(iostat_total kB_read)"
+expect_eq "iostat kB_wrtn" $((4 * N * 8 / 2 + 200 * 4)) \
+	"$(iostat_total kB_wrtn)"
+expect_eq "iostat kB_dscd" 4096 "$(iostat_total kB_dscd)"
 
 # Off: nothing counted.  Off and on under I/O: nothing left in flight.
 echo 0 >$Q/iostats
