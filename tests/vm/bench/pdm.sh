@@ -25,7 +25,9 @@
 # really completed (by interrupt, by polling, or neither: inline).
 # pdm runs in its default poll_mode (tracked: one clone per bio, polled
 # through pdm's poll_bio) and in poll_mode direct (bios remapped in place,
-# polled by io_uring on the lower queue).  When the test-only blkfast-remap
+# polled by io_uring on the lower queue); "pdm-noacct" is tracked with
+# queue/iostats off, for what pdm's I/O statistics cost.  When the
+# test-only blkfast-remap
 # module is there, a fourth device gets the floor of any 6.1 bio-based
 # stacking driver: bfremap0 passes each bio down unchanged with no
 # bookkeeping at all (tests/modules/blkfast-remap.c).  A row that cannot
@@ -73,9 +75,10 @@ dm=/dev/mapper/dml
 configs=("raw polled" "raw irq")
 [ -z "$inl" ] || configs+=("raw inline")
 configs+=("dm-linear polled" "dm-linear irq" "pdm polled" "pdm irq"
+	  "pdm-noacct polled" "pdm-noacct irq"
 	  "pdm-direct polled" "pdm-direct irq")
 declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm
-	[pdm-direct]=/dev/$pdm)
+	[pdm-noacct]=/dev/$pdm [pdm-direct]=/dev/$pdm)
 floor='' floor_skipped=''
 if [ -z "$fl" ]; then
 	floor_skipped="no fourth device in devs="
@@ -90,15 +93,19 @@ else
 fi
 
 mode=/sys/block/$pdm/pdm/poll_mode
-# setup CONFIG: set d (the device) and hipri for CONFIG, and pdm's mode.
+iostats=/sys/block/$pdm/queue/iostats
+# setup CONFIG: set d (the device) and hipri for CONFIG, and pdm's mode
+# and I/O statistics.
 setup() {
 	local stack way
 	read -r stack way <<<"$1"
 	hipri=0 d=${dev[$stack]}
 	[ "$way" = polled ] && hipri=1
 	[ "$way" = inline ] && d=/dev/$inl
+	echo 1 >"$iostats"
 	case $stack in
 	pdm) echo tracked >"$mode" ;;
+	pdm-noacct) echo tracked >"$mode"; echo 0 >"$iostats" ;;
 	pdm-direct) echo direct >"$mode" ;;
 	esac
 }
@@ -168,12 +175,14 @@ echo
 	echo "- **Skipped:** floor polled, floor irq (bfremap0): $floor_skipped"
 echo "- pdm/raw: polled $(bench_ratio "pdm polled" "raw polled"), irq $(bench_ratio "pdm irq" "raw irq")"
 echo "- pdm-direct/raw: polled $(bench_ratio "pdm-direct polled" "raw polled"), irq $(bench_ratio "pdm-direct irq" "raw irq")"
+echo "- pdm's I/O statistics: iostats on/off (tracked): polled $(bench_ratio "pdm polled" "pdm-noacct polled"), irq $(bench_ratio "pdm irq" "pdm-noacct irq") (goal: 0.98 or more)"
 echo "- pdm/dm-linear: polled $(bench_ratio "pdm polled" "dm-linear polled"), irq $(bench_ratio "pdm irq" "dm-linear irq")"
 [ -n "$floor" ] &&
 	echo "- floor (bfremap0: pass-through, no bookkeeping)/raw: polled $(bench_ratio "floor polled" "raw polled"), irq $(bench_ratio "floor irq" "raw irq"); pdm-direct/floor: polled $(bench_ratio "pdm-direct polled" "floor polled"), irq $(bench_ratio "pdm-direct irq" "floor irq")"
 echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq"), pdm-direct $(bench_ratio "pdm-direct polled" "pdm-direct irq")"
 [ -z "$inl" ] ||
 	echo "- raw: polled/inline $(bench_ratio "raw polled" "raw inline"), irq/inline $(bench_ratio "raw irq" "raw inline") (what completing by interrupt costs)"
+echo 1 >"$iostats"
 run pdmsetup remove pl
 run dmsetup remove dml
 [ -z "$floor" ] || run rmmod blkfast_remap
