@@ -241,11 +241,15 @@ name_unloaded_frames() {
 	local -a names=() starts=() sizes=()
 	local name size base line addr i
 	while read -r name size _ _ _ base _; do
+		base=${base%$'\r'}
 		case $base in 0x*) ;; *) continue ;; esac
 		names+=("$name") starts+=("$base") sizes+=("$size")
 	done <"$1"
 	while IFS= read -r line; do
-		if [[ $line =~ \[\<([0-9a-f]{16})\>\]\ 0x[0-9a-f]+$ ]]; then
+		line=${line%$'\r'}
+		# "    [<hashed>] 0xffffffffc0a0c1e5": %pK hashes the first,
+		# %pS prints an address it cannot name as it is.
+		if [[ $line =~ \]\ 0x([0-9a-f]{16})$ ]]; then
 			addr=$((16#${BASH_REMATCH[1]}))
 			for i in "${!names[@]}"; do
 				if ((addr >= starts[i] && addr < starts[i] + sizes[i]))

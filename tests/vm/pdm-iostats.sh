@@ -10,11 +10,17 @@
 # nothing is counted.
 . "$(dirname "$0")/lib/lib.sh"
 
+# nullb0 polls and keeps no data (a memory-backed null_blk allocates its
+# pages in ->poll, under io_uring's RCU read lock); nbc keeps data, with
+# a write cache (so that flushes reach pdm) and discard, for pdm1.
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
-	irqmode=0 gb=1 memory_backed=1 discard=1 cache_size=64
+	irqmode=0 gb=1
+nullb_cfs nbc queue_mode=2 size=64 memory_backed=1 discard=1 cache_size=16
 run modprobe pdm
 sz=$(cat /sys/block/nullb0/size)
 run pdmsetup create st --table "0 $sz linear /dev/nullb0 0" >/dev/null
+run pdmsetup create wc --table "0 $(cat /sys/block/nbc/size) linear /dev/nbc 0" \
+	>/dev/null
 Q=/sys/block/pdm0/queue
 expect_eq "iostats on by default" 1 "$(cat $Q/iostats)"
 
@@ -33,7 +39,8 @@ delta() {
 	echo $((b - a))
 }
 # expect_counts WHAT BEFORE AFTER FIELD=N...: each FIELD moved by N; the
-# merges stay 0 and nothing is left in flight.
+# merges stay 0 and nothing is left in flight (on D, pdm0 or pdm1).
+D=pdm0
 expect_counts() {
 	local what=$1 before=$2 after=$3 kv f
 	shift 3
@@ -47,7 +54,7 @@ expect_counts() {
 	done
 	expect_eq "$what: in flight" 0 "$(echo "$after" | awk '{ print $9 }')"
 	expect_eq "$what: inflight file" "0 0" \
-		"$(awk '{ print $1, $2 }' /sys/block/pdm0/inflight)"
+		"$(awk '{ print $1, $2 }' "/sys/block/$D/inflight")"
 }
 
 N=1000
@@ -74,37 +81,43 @@ done
 # A flush per fsync (the lower device has a write cache, so each reaches
 # pdm): 200 writes of 4 KiB, an fsync after each but the last (fio ends
 # the job before it); the lower device counts the same flushes.
-expect_eq "write cache" "write back" "$(cat $Q/write_cache)"
-b=$(stat_of pdm0) lb=$(stat_of nullb0)
-fio_run f --filename=/dev/pdm0 --ioengine=psync --direct=1 --bs=4k \
+expect_eq "write cache" "write back" \
+	"$(cat /sys/block/pdm1/queue/write_cache)"
+D=pdm1
+b=$(stat_of pdm1) lb=$(stat_of nbc)
+fio_run f --filename=/dev/pdm1 --ioengine=psync --direct=1 --bs=4k \
 	--rw=write --number_ios=200 --fsync=1
-after=$(stat_of pdm0)
+after=$(stat_of pdm1)
 expect_counts "fsync" "$b" "$after" 1=0 5=200 7=1600 \
-	16="$(delta "$lb" "$(stat_of nullb0)" 16)"
+	16="$(delta "$lb" "$(stat_of nbc)" 16)"
 expect_ge "flushes" 199 "$(delta "$b" "$after" 16)"
 
 # Discards: the same count and sectors as the lower device's.
-b=$(stat_of pdm0) lb=$(stat_of nullb0)
+b=$(stat_of pdm1) lb=$(stat_of nbc)
 # --force: no signature probe, whose reads would count.
-run blkdiscard -f -o 0 -l $((4 << 20)) /dev/pdm0
-after=$(stat_of pdm0)
+run blkdiscard -f -o 0 -l $((4 << 20)) /dev/pdm1
+after=$(stat_of pdm1)
 expect_counts "discard" "$b" "$after" 14=8192 \
-	12="$(delta "$lb" "$(stat_of nullb0)" 12)" 1=0 5=0
+	12="$(delta "$lb" "$(stat_of nbc)" 12)" 1=0 5=0
 expect_ge "discards" 1 "$(delta "$b" "$after" 12)"
 
 # What iostat (sysstat) shows, as an admin would read it: the totals of
-# the runs above, in KiB, from fio's sizes (reads: 4 runs of N 4 KiB;
-# writes: 4 runs of N/2 8 KiB and 200 of 4 KiB; discards: 4 MiB).
-# iostat_total COLUMN: pdm0's COLUMN of `iostat -d -k pdm0`, since boot.
+# the runs above, in KiB, from fio's sizes (pdm0, reads: 4 runs of N
+# 4 KiB; writes: 4 runs of N/2 8 KiB; pdm1: 200 writes of 4 KiB and a
+# discard of 4 MiB).
+# iostat_total DEV COLUMN: DEV's COLUMN of `iostat -d -k DEV`, since boot.
 iostat_total() {
-	iostat -d -k pdm0 | awk -v c="$1" '
+	iostat -d -k "$1" | awk -v d="$1" -v c="$2" '
 		$1 == "Device" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
-		$1 == "pdm0" && k { print $k }'
+		$1 == d && k { print $k }'
 }
-expect_eq "iostat kB_read" $((4 * N * 4)) "$(iostat_total kB_read)"
-expect_eq "iostat kB_wrtn" $((4 * N * 8 / 2 + 200 * 4)) \
-	"$(iostat_total kB_wrtn)"
-expect_eq "iostat kB_dscd" 4096 "$(iostat_total kB_dscd)"
+expect_eq "iostat pdm0 kB_read" $((4 * N * 4)) "$(iostat_total pdm0 kB_read)"
+expect_eq "iostat pdm0 kB_wrtn" $((4 * N * 8 / 2)) \
+	"$(iostat_total pdm0 kB_wrtn)"
+expect_eq "iostat pdm1 kB_wrtn" $((200 * 4)) "$(iostat_total pdm1 kB_wrtn)"
+expect_eq "iostat pdm1 kB_dscd" 4096 "$(iostat_total pdm1 kB_dscd)"
+run pdmsetup remove wc
+D=pdm0
 
 # Off: nothing counted.  Off and on under I/O: nothing left in flight.
 echo 0 >$Q/iostats
