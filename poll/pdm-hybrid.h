@@ -86,8 +86,9 @@ static inline u64 pdm_hybrid_wait(u64 est)
  * The timer is set @late before @due, so that the wake-up, late as
  * timers are, lands near @due.  Where the lateness eats the wait, the
  * bio is gated instead: a wake-up after the completion would cost more
- * latency than the sleep saves CPU (under TCG wake-ups are some 75 us
- * late, so a 100 us device is not slept for).
+ * latency than the sleep saves CPU (under emulation, where wake-ups come
+ * late by more than a fast device's whole service time, that device is
+ * not slept for: the benchmark report has the numbers).
  *
  * Return: the wake-up time, ns; 0 if the wait is too short to sleep.
  */

@@ -1002,4 +1002,4 @@ module_exit(sd_exit);
 MODULE_AUTHOR("blkfast");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(BLKFAST_VERSION);
-MODULE_DESCRIPTION("split-deadline: MQ deadline I/O scheduler with split insert and dispatch locks");
+MODULE_DESCRIPTION("split-deadline: MQ deadline I/O scheduler whose inserts never wait for dispatch");

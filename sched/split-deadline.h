@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * split-deadline: mq-deadline's policy with separate insert and dispatch
- * locks.
+ * split-deadline: mq-deadline's policy behind one dispatch lock that
+ * inserts only try, with a lock-free staging list for the inserts that
+ * find it busy.
  *
  * Locking
  * -------
