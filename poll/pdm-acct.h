@@ -39,7 +39,10 @@ static inline void pdm_acct_start(struct gendisk *disk, struct bio *top,
 				   acct->start);
 }
 
-/* @op: the top bio's, as it was at the start (a requeue keeps it). */
+/*
+ * End what pdm_acct_start() started; bio_op(@top) is what it was then
+ * (a requeue changes the bio's flags, never its operation).
+ */
 static inline void pdm_acct_end(struct gendisk *disk, struct bio *top,
 				const struct pdm_acct *acct)
 {

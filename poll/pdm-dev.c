@@ -413,8 +413,8 @@ put_module:
  * @event: "create", "resume" or "remove", as PDM_EVENT
  *
  * A change event on the disk with PDM_NAME, PDM_UUID ("" if none),
- * PDM_EVENT and PDM_SUSPENDED in
- * its environment, as dm sends DM_NAME on resume: a table swapped to
+ * PDM_EVENT and PDM_SUSPENDED in its environment, as dm sends DM_NAME on
+ * resume: a table swapped to
  * other lower devices of the same size changes nothing else that udev
  * would see.  None is sent on suspend: udev would probe a disk that
  * holds its I/O back.  A failure to send is not the command's.
@@ -468,6 +468,15 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
 		bio_io_error(bio);
 }
 
+/* Thaw the file system that a suspend froze, if it did. */
+static void pdm_dev_thaw(struct pdm_dev *pd)
+{
+	if (pd->frozen) {
+		thaw_bdev(pd->disk->part0);
+		pd->frozen = false;
+	}
+}
+
 /**
  * pdm_dev_remove() - remove a device nobody has open
  * @pd:       the device
@@ -514,10 +523,7 @@ int pdm_dev_remove(struct pdm_dev *pd, bool deferred, char *err)
 	}
 
 	/* Suspended by a command before, with a file system since gone. */
-	if (pd->frozen) {
-		thaw_bdev(pd->disk->part0);
-		pd->frozen = false;
-	}
+	pdm_dev_thaw(pd);
 	mutex_lock(&pdm_ctl_mutex);
 	list_del(&pd->node);
 	pd->gone = true;
@@ -611,10 +617,7 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
 		bio->bi_opf &= ~REQ_NOWAIT;
 		submit_bio_noacct(bio);
 	}
-	if (pd->frozen) {
-		thaw_bdev(pd->disk->part0);
-		pd->frozen = false;
-	}
+	pdm_dev_thaw(pd);
 }
 
 /**

@@ -284,10 +284,9 @@ static void pdm_io_complete(struct pdm_io *io)
 	if (again) {
 		this_cpu_inc(pd->stats->requeued);
 		/*
-		 * Redone blocking, its flushes first if it has any; completes
-		 * unpolled, perhaps in interrupt context.
+		 * Redone blocking (pdm_requeue_work()), its flushes first if
+		 * it has any; completes unpolled, perhaps in interrupt context.
 		 */
-		top->bi_opf &= ~REQ_NOWAIT;
 		bio_clear_polled(top);
 	}
 	if (then_data)

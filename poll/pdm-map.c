@@ -252,25 +252,29 @@ static int pdm_map_stack(struct pdm_map *map)
  */
 int pdm_map_check_stack(struct pdm_dev *pd, struct pdm_map *map, char *err)
 {
-	u32 s, l;
+	u32 i, s, l;
 
 	lockdep_assert_held(&pdm_ctl_mutex);
+	/* Each distinct lower device once, as pdm_map_stacks_on() walks. */
+	for (i = 0; i < map->nr_bdevs; i++)
+		if (pdm_stacks_on(map->bdevs[i]->bd_disk, pd->disk, 0))
+			break;
+	if (i == map->nr_bdevs)
+		return 0;
+	/* Name the first leg on it, as the table wrote it. */
 	for (s = 0; s < map->spec.nr_segs; s++) {
 		struct pdm_seg_spec *seg = &map->spec.segs[s];
 
 		for (l = 0; l < seg->nr_legs; l++) {
-			struct pdm_leg_spec *leg = &seg->legs[l];
-			struct block_device *b = leg->bdev;
-
-			if (pdm_stacks_on(b->bd_disk, pd->disk, 0)) {
-				pdm_err(err, "line %u: %s: stacks on %s itself",
-					seg->line, leg->dev,
-					pd->disk->disk_name);
-				return -ELOOP;
-			}
+			if (seg->legs[l].dev_idx != i)
+				continue;
+			pdm_err(err, "line %u: %s: stacks on %s itself",
+				seg->line, seg->legs[l].dev,
+				pd->disk->disk_name);
+			return -ELOOP;
 		}
 	}
-	return 0;
+	return -ELOOP;		/* not reached: every bdevs[] entry has a leg */
 }
 
 /**

@@ -119,9 +119,9 @@ enum pdm_poll_mode {
  *   a live active reference take it to queue their bio.
  * - open_lock guards open_count, removing and deferred_remove (the
  *   last close queues the removal, pdm_deferred_remove_work()): block
- *   device open and
- *   release run under the disk's open_mutex, which del_gendisk takes too
- *   (remove calls it holding lock), so they cannot take lock.
+ *   device open and release run under the disk's open_mutex, which
+ *   del_gendisk takes too (remove calls it holding lock), so they cannot
+ *   take lock.
  * - requeue_lock guards requeue.  It is taken with interrupts off: the
  *   lower completions that queue a bio there may run in hard interrupt
  *   context.

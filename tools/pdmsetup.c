@@ -116,31 +116,15 @@ static int load(int fd, unsigned long cmd, const char *verb,
 }
 
 /*
- * suspend/resume: a 1.0 driver drops the --nolockfs flag it does not know
- * and freezes the file system anyway: refuse instead.
+ * suspend/resume.  A driver of another ABI major (which a 1.x driver,
+ * without PDM_F_NOLOCKFS, is) refuses the command outright (ENOTTY, see
+ * req_err()), so the flag is never silently dropped.
  */
 static int cmd_suspend_resume(int fd, const struct pdmsetup_args *a,
 			      unsigned long cmd)
 {
-	unsigned int flags = 0;
-	struct pdm_version ver;
-
-	if (a->opts & OPT_NOLOCKFS) {
-		if (driver_abi(fd, &ver) < 0) {
-			fprintf(stderr, "pdmsetup: %s: %s\n", a->verb_name,
-				strerror(errno));
-			return -1;
-		}
-		if (ver.major == 1 && ver.minor < 1) {
-			fprintf(stderr,
-				"pdmsetup: %s %s: --nolockfs needs driver ABI 1.1, pdm.ko has %u.%u\n",
-				a->verb_name, a->names[0], ver.major,
-				ver.minor);
-			return -1;
-		}
-		flags = PDM_F_NOLOCKFS;
-	}
-	return simple(fd, cmd, a->verb_name, a->names[0], flags);
+	return simple(fd, cmd, a->verb_name, a->names[0],
+		      a->opts & OPT_NOLOCKFS ? PDM_F_NOLOCKFS : 0);
 }
 
 /*
