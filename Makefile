@@ -12,7 +12,9 @@
 #   make bench           every comparison in VM boots: build/bench/report.md
 #   make demo            install what is missing, build, run the demo in a VM
 #   sudo make load       insert the modules into the running kernel
-#   sudo make install    install modules, tools and man page (uninstall)
+#   sudo make install    install modules, pdmsetup, udev rules, generator
+#                        and man pages (uninstall)
+#   make deb             the Debian packages, in build/deb/
 #   sudo make dkms-add   register the sources with DKMS (dkms-remove)
 #   make clean           remove everything the build made
 
@@ -30,7 +32,7 @@ ifeq ($(origin KDIR),undefined)
     KDIR := /lib/modules/$(KVER)/build
   else
     KDIR := $(VM_KDIR)
-    ifeq ($(filter check demo lint clean tools vm-build mutants bench bench-sched install uninstall dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
+    ifeq ($(filter check demo lint clean tools vm-build mutants bench bench-sched install-tools deb dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
       $(info blkfast: /lib/modules/$(KVER)/build not found; building against $(KDIR))
     endif
   endif
@@ -53,10 +55,28 @@ KBUILD		= $(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR)
 
 all: modules
 
+# Without the kernel source that split-deadline's private headers come from,
+# pdm alone is built, and build/split-deadline.skipped says why and what to
+# install (DKMS prints it after the build); the tests need both modules.
+SCHED_SKIPPED	= build/split-deadline.skipped
 modules:
 	@test -f $(KDIR)/Makefile || { echo "blkfast: no kernel headers at KDIR=$(KDIR)"; exit 1; }
-	@test -f $(PRIV_DIR)/version || scripts/private-headers.sh $(KDIR) $(PRIV_DIR) $(KSRC)
-	+$(KBUILD) BLKFAST_TESTS=$(BLKFAST_TESTS) modules
+	@mkdir -p build && rm -f $(SCHED_SKIPPED)
+	+@if [ -f $(PRIV_DIR)/version ] || \
+	    scripts/private-headers.sh $(KDIR) $(PRIV_DIR) $(KSRC) \
+		2>build/private-headers.err; then \
+		nosched=; \
+	else \
+		cat build/private-headers.err >&2; \
+		test -z "$(BLKFAST_TESTS)" || exit 1; \
+		nosched=1; \
+		{ echo "blkfast: split-deadline not built for $(KVERSION), pdm is:"; \
+		  sed 's/^private-headers: //' build/private-headers.err; } \
+			>$(SCHED_SKIPPED); \
+		cat $(SCHED_SKIPPED) >&2; \
+	fi; \
+	rm -f build/private-headers.err; \
+	$(KBUILD) BLKFAST_TESTS=$(BLKFAST_TESTS) BLKFAST_NO_SCHED=$$nosched modules
 
 tools:
 	$(MAKE) -C tools
@@ -75,8 +95,13 @@ check: vm-build
 	scripts/lint.sh
 	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm rt debug
 
-demo: vm-build
-	scripts/vm.sh -c 2 tests/vm/bench/demo.sh
+# The demo needs less than the tests: no lint, DKMS or debug kernel.  Its
+# guest output streams as it runs ([k/N] per run), then its table.
+demo:
+	scripts/deps.sh --demo
+	$(MAKE) modules KDIR=$(VM_KDIR) BLKFAST_TESTS=1
+	$(MAKE) tools
+	scripts/vm.sh -s -c 2 tests/vm/bench/demo.sh
 
 # checkpatch --strict, sparse, clang-format's spacing and shellcheck over
 # our sources: see scripts/lint.sh.
@@ -110,15 +135,23 @@ unload:
 	rmmod pdm split-deadline
 
 # Installing (README.md, "Installing").  DESTDIR stages, PREFIX (/usr/local)
-# places the tools and the man page, INSTALL_MOD_DIR (updates) the modules
-# under /lib/modules/<KDIR's release>/.  SIGN_KEY=<key> SIGN_CERT=<cert>
+# places pdmsetup and the man pages; the modules go where DKMS puts them,
+# /lib/modules/<KDIR's release>/updates/dkms/, so that `make install` and
+# the package (or DKMS) replace each other instead of leaving two copies;
+# udev rules and the systemd generator go where udev and systemd look
+# (/usr/local is not searched for rules).  SIGN_KEY=<key> SIGN_CERT=<cert>
 # signs the installed modules for Secure Boot (e.g. DKMS's MOK pair,
-# /var/lib/dkms/mok.key and mok.pub).
+# /var/lib/dkms/mok.key and mok.pub).  install-modules and install-tools
+# do each half (the Debian package uses the second).
 BLKFAST_VERSION	:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
 PREFIX		?= /usr/local
 SBINDIR		?= $(PREFIX)/sbin
-MAN8DIR		?= $(PREFIX)/share/man/man8
-INSTALL_MOD_DIR	?= updates
+MANDIR		?= $(PREFIX)/share/man
+DOCDIR		?= $(PREFIX)/share/doc/pdmsetup
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
+UDEVRULESDIR	?= /lib/udev/rules.d
+GENERATORDIR	?= /lib/systemd/system-generators
+INSTALL_MOD_DIR	?= updates/dkms
 SIGN_KEY	?=
 SIGN_CERT	?=
 # KDIR's release as its modules carry it (`make kernelrelease` in Debian's
@@ -126,47 +159,69 @@ SIGN_CERT	?=
 KRELEASE	= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 			$(KDIR)/include/generated/utsrelease.h)
 MOD_DEST	= $(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
-INSTALL_MODS	:= sched/split-deadline.ko poll/pdm.ko
-INSTALL_TOOLS	:= pdmsetup uring-bench
-# What DKMS needs to build the modules, and nothing that a build made
-# (tests/modules/ too: kbuild's clean, which DKMS runs, descends into it).
+INSTALL_MODS	:= split-deadline.ko pdm.ko
+# What install-tools puts where (uninstall removes the same list).
+TOOL_FILES	= $(DESTDIR)$(SBINDIR)/pdmsetup \
+		  $(DESTDIR)$(MANDIR)/man8/pdmsetup.8 \
+		  $(DESTDIR)$(MANDIR)/man5/pdmtab.5 \
+		  $(DESTDIR)$(UDEVRULESDIR)/60-pdm.rules \
+		  $(DESTDIR)$(GENERATORDIR)/pdm-generator \
+		  $(DESTDIR)$(COMPLETIONDIR)/pdmsetup \
+		  $(DESTDIR)$(DOCDIR)/examples/pdmtab \
+		  $(DESTDIR)$(DOCDIR)/examples/65-split-deadline.rules
+# What DKMS needs to build the modules, and nothing that a build made; no
+# tests (Kbuild leaves out the test modules where tests/ is missing).
 DKMS_SRCTREE	?= /usr/src
 DKMS_SRC	= $(DKMS_SRCTREE)/blkfast-$(BLKFAST_VERSION)
 DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
+		  scripts/dkms-post-build.sh \
 		  scripts/config.sh \
 		  $(filter-out %.mod.c,$(wildcard sched/Kbuild sched/*.[ch] \
-		    poll/Kbuild poll/*.[ch] include/*/*.h include/*/*/*.h \
-		    tests/modules/Kbuild tests/modules/*.[ch]))
+		    poll/Kbuild poll/*.[ch] include/*/*.h include/*/*/*.h))
 
-.PHONY: install uninstall dkms-src dkms-add dkms-remove
+.PHONY: install install-modules install-tools uninstall dkms-src dkms-add dkms-remove
 
-# kbuild's own signing wants the kernel's build key, which no headers
-# package ships: it is turned off, and SIGN_KEY does it instead.  kbuild's
-# depmod needs a System.map that the headers lack: depmod runs here.
-install: modules tools
-	+$(KBUILD) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
-		CONFIG_MODULE_SIG_ALL= modules_install
-ifneq ($(SIGN_KEY),)
-	for m in $(INSTALL_MODS); do \
-		$(KDIR)/scripts/sign-file \
+install: install-modules install-tools
+
+# The modules the build made (split-deadline is left out where its kernel
+# source is missing: `make modules` said why).  kbuild's modules_install
+# would keep our sched/ and poll/ folders and sign with the kernel's build
+# key, which no headers package ships; depmod runs here for the same
+# reason (kbuild's wants a System.map).
+install-modules: modules
+	install -d $(MOD_DEST)
+	for m in sched/split-deadline.ko poll/pdm.ko; do \
+		test -f $$m || continue; \
+		install -m 644 $$m $(MOD_DEST)/ || exit 1; \
+		test -z "$(SIGN_KEY)" || $(KDIR)/scripts/sign-file \
 			$$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' \
 				$(KDIR)/.config) \
-			$(SIGN_KEY) $(SIGN_CERT) $(MOD_DEST)/$$m || exit 1; \
+			$(SIGN_KEY) $(SIGN_CERT) $(MOD_DEST)/$${m##*/} || exit 1; \
 	done
-endif
 	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KRELEASE)
-	install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR)
-	install -m 755 $(addprefix tools/,$(INSTALL_TOOLS)) $(DESTDIR)$(SBINDIR)/
-	install -m 644 man/pdmsetup.8 $(DESTDIR)$(MAN8DIR)/
+
+install-tools:
+	$(MAKE) -C tools dynamic/pdmsetup
+	install -D -m 755 tools/dynamic/pdmsetup $(DESTDIR)$(SBINDIR)/pdmsetup
+	install -D -m 644 man/pdmsetup.8 $(DESTDIR)$(MANDIR)/man8/pdmsetup.8
+	install -D -m 644 man/pdmtab.5 $(DESTDIR)$(MANDIR)/man5/pdmtab.5
+	install -D -m 644 system/udev/60-pdm.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/60-pdm.rules
+	install -D -m 755 system/systemd/pdm-generator \
+		$(DESTDIR)$(GENERATORDIR)/pdm-generator
+	install -D -m 644 system/bash-completion/pdmsetup \
+		$(DESTDIR)$(COMPLETIONDIR)/pdmsetup
+	install -D -m 644 system/pdmtab.example $(DESTDIR)$(DOCDIR)/examples/pdmtab
+	install -D -m 644 system/udev/examples/65-split-deadline.rules \
+		$(DESTDIR)$(DOCDIR)/examples/65-split-deadline.rules
 
 uninstall:
-	rm -f $(addprefix $(MOD_DEST)/,$(INSTALL_MODS))
-	-rmdir $(MOD_DEST)/sched $(MOD_DEST)/poll 2>/dev/null
+	rm -f $(addprefix $(MOD_DEST)/,$(INSTALL_MODS)) $(TOOL_FILES)
+	-rmdir $(MOD_DEST) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \
+		2>/dev/null
 	if [ -d $(DESTDIR)/lib/modules/$(KRELEASE)/kernel ] || \
 	   [ -f $(DESTDIR)/lib/modules/$(KRELEASE)/modules.dep ]; then \
 		depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KRELEASE); fi
-	rm -f $(addprefix $(DESTDIR)$(SBINDIR)/,$(INSTALL_TOOLS)) \
-		$(DESTDIR)$(MAN8DIR)/pdmsetup.8
 
 # DKMS (dkms.conf): the sources into DKMS_SRC, then `dkms add`; after that
 # `dkms install blkfast/<version>` builds and installs for a kernel, and
@@ -175,7 +230,21 @@ dkms-src:
 	rm -rf $(DESTDIR)$(DKMS_SRC)
 	for f in $(DKMS_FILES); do \
 		install -D -m 644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; done
-	chmod 755 $(DESTDIR)$(DKMS_SRC)/scripts/private-headers.sh
+	chmod 755 $(addprefix $(DESTDIR)$(DKMS_SRC)/scripts/,private-headers.sh \
+		dkms-post-build.sh)
+
+# The Debian packages (debian/): blkfast-dkms and pdmsetup, unsigned, from
+# this checkout; dpkg-buildpackage writes them beside it, and they are
+# moved to build/deb/.
+DEB_FILES	= blkfast-dkms_$(BLKFAST_VERSION)_all.deb \
+		  pdmsetup_$(BLKFAST_VERSION)_*.deb blkfast_$(BLKFAST_VERSION)_*.buildinfo \
+		  blkfast_$(BLKFAST_VERSION)_*.changes pdmsetup-dbgsym_$(BLKFAST_VERSION)_*.deb
+.PHONY: deb
+deb:
+	dpkg-buildpackage -b -us -uc
+	mkdir -p build/deb
+	cd .. && mv -f $(DEB_FILES) $(CURDIR)/build/deb/ 2>/dev/null; \
+		ls $(CURDIR)/build/deb/
 
 dkms-add: dkms-src
 	dkms add -m blkfast -v $(BLKFAST_VERSION) --sourcetree $(DKMS_SRCTREE)

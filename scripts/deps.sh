@@ -6,11 +6,12 @@
 # when everything is already present.  The kernel is never installed on the
 # host; it is only unpacked under $BLKFAST_CACHE.
 #
-#   scripts/deps.sh [--flavour amd64|rt-amd64|cloud-amd64|debug]
-# --flavour picks the guest kernel to fetch (debug: to build, with
-# scripts/debug-kernel.sh, from the kernel source package).  The headers of every flavour
-# are installed whatever it is: tests/host/flavours-build.sh builds against
-# each, and tests/host/dkms-build.sh needs dkms.
+#   scripts/deps.sh [--demo] [--flavour amd64|rt-amd64|cloud-amd64|debug]
+# --demo: only what `make demo` needs.  --flavour picks the guest kernel to
+# fetch (debug: to build, with scripts/debug-kernel.sh, from the kernel
+# source package).  Otherwise everything `make check` needs: the headers
+# of every flavour (tests/host/flavours-build.sh builds against each),
+# dkms and the packaging tools, mmdebstrap for the Debian system test.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,9 +19,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/config.sh"
 
 flavour=$BLKFAST_FLAVOUR
+demo=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--flavour) flavour=$2; shift 2 ;;
+	--demo) demo=1; shift ;;
 	*) echo "deps.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -30,32 +33,51 @@ case " $BLKFAST_GUEST_FLAVOURS " in
    exit 2 ;;
 esac
 
+# What `make demo` needs: build the modules and tools, boot the VM.
 pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
-      linux-source-6.1 dkms openssl
       qemu-system-x86 busybox-static fio liburing-dev dmsetup e2fsprogs jq
-      sysstat
-      clang libclang-rt-14-dev
-      perl sparse clang-format shellcheck
-      flex bison libelf-dev libssl-dev lz4)
-for f in $BLKFAST_FLAVOURS; do
-	pkgs+=("linux-headers-$KABI-$f")
-done
+      sysstat util-linux "linux-headers-$KABI-$BLKFAST_DEFAULT_FLAVOUR")
+# And what `make check` adds: DKMS and packaging, the sanitizers, lint,
+# the debug kernel's build, every flavour's headers, the Debian system.
+if [ "$demo" = 0 ]; then
+	pkgs+=(dkms openssl dh-dkms debhelper lintian mmdebstrap
+	       clang libclang-rt-14-dev
+	       perl sparse clang-format shellcheck
+	       flex bison libelf-dev libssl-dev lz4)
+	for f in $BLKFAST_FLAVOURS; do
+		pkgs+=("linux-headers-$KABI-$f")
+	done
+fi
+
+# install PACKAGE...: with apt's own progress, for a first run that talks.
+install() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "deps.sh: missing packages: $*; run as root" >&2
+		exit 1
+	fi
+	echo "deps.sh: installing $# packages (a few minutes on a fresh" \
+	     "machine): $*"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends --allow-downgrades \
+		-o Dpkg::Use-Pty=0 "$@"
+}
 
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
 	[ "$st" = installed ] || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "deps.sh: missing packages: ${missing[*]}; run as root" >&2
-		exit 1
-	fi
-	echo "deps.sh: installing ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+[ ${#missing[@]} -eq 0 ] || install "${missing[@]}"
+
+# split-deadline's private headers come from linux-source-6.1, which must
+# be at exactly the headers' version (scripts/private-headers.sh): pinned,
+# so that the newest source does not stand in for another 6.1.y.
+hdr=linux-headers-$KABI-$BLKFAST_DEFAULT_FLAVOUR
+want=$(dpkg-query -W -f='${Version}' "$hdr")
+have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' linux-source-6.1 \
+	2>/dev/null || true)
+[ "$have" = "installed $want" ] || install "linux-source-6.1=$want"
 
 # The debug kernel is built, from the source package, on Debian's config.
 if [ "$flavour" = debug ]; then

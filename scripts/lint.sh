@@ -56,7 +56,9 @@ shell_scripts() {
 	local f
 
 	for f in scripts/*.sh tests/run tests/host/*.sh tests/host/lib/*.sh \
-		 tests/debug/*.sh tests/vm/*.sh tests/vm/*/*.sh .ci/run; do
+		 tests/debug/*.sh tests/vm/*.sh tests/vm/*/*.sh .ci/run \
+		 system/systemd/pdm-generator system/bash-completion/pdmsetup \
+		 tests/system/*.sh; do
 		[ -f "$f" ] && echo "$f"
 	done
 }

@@ -7,9 +7,19 @@
 # the same version's source at build time.
 #
 #   scripts/private-headers.sh KDIR OUT [KSRC]
-# KSRC is a kernel tree; without it Debian's linux-source-X.Y tarball is used.
+#   scripts/private-headers.sh --check KDIR [KSRC]
+# KSRC is a kernel tree; without it Debian's linux-source-X.Y tarball is
+# used ($KSRC_TARBALL overrides its path).  --check only says whether the
+# headers can be had (exit 0) or why not, with the command that fixes it
+# (exit 1): dkms.conf asks before it lists split-deadline.
 set -euo pipefail
 
+check=
+if [ "${1:-}" = --check ]; then
+	check=1
+	shift
+	set -- "$1" "" "${2:-}"
+fi
 kdir=$1 out=$2 ksrc=${3:-}
 headers=(elevator.h blk-mq.h blk-stat.h blk-mq-tag.h blk-mq-sched.h
 	 blk-mq-debugfs.h)
@@ -29,6 +39,24 @@ kver=$(MAKEFLAGS='' make -s --no-print-directory -C "$kdir" kernelversion \
 }
 series=${kver%.*}
 
+# The fix to print: linux-source at exactly the version of the headers
+# package that KDIR belongs to (Debian revisions of one 6.1.y may differ in
+# block/, so the whole version is pinned).
+fix() {
+	local pkg ver
+	pkg=$(dpkg-query -S "$(readlink -f "$kdir")" 2>/dev/null |
+	      sed -n '1s/:.*//p') || pkg=''
+	ver=${pkg:+$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)} ||
+		ver=''
+	if [ -n "$ver" ]; then
+		echo "apt-get install linux-source-$series=$ver (the version" \
+		     "of $pkg), or pass KSRC=<kernel tree>"
+	else
+		echo "apt-get install linux-source-$series at the version" \
+		     "that gives $kver, or pass KSRC=<kernel tree>"
+	fi
+}
+
 if [ -n "$ksrc" ]; then
 	[ -f "$ksrc/Makefile" ] || {
 		echo "private-headers: KSRC=$ksrc is not a kernel tree" >&2
@@ -37,22 +65,24 @@ if [ -n "$ksrc" ]; then
 	sver=$(version_of_makefile <"$ksrc/Makefile")
 	src_desc=$ksrc
 else
-	tarball=/usr/src/linux-source-$series.tar.xz
+	tarball=${KSRC_TARBALL:-/usr/src/linux-source-$series.tar.xz}
 	[ -f "$tarball" ] || {
-		echo "private-headers: the elevator needs the kernel source for" \
-		     "$kver: apt-get install linux-source-$series, or pass" \
-		     "KSRC=<kernel tree>" >&2
+		echo "private-headers: split-deadline needs the kernel source" \
+		     "of $kver, and $tarball is missing: $(fix)" >&2
 		exit 1
 	}
-	sver=$(tar -xJOf "$tarball" "linux-source-$series/Makefile" |
-	       version_of_makefile)
+	# --occurrence: stop at the first match, not read 1 GB of archive.
+	sver=$(tar --occurrence=1 -xJOf "$tarball" \
+		"linux-source-$series/Makefile" | version_of_makefile)
 	src_desc=$tarball
 fi
 if [ "$sver" != "$kver" ]; then
-	echo "private-headers: kernel source $src_desc is $sver but KDIR=$kdir" \
-	     "is $kver; struct layouts would not match" >&2
+	echo "private-headers: split-deadline needs the kernel source of" \
+	     "$kver (KDIR=$kdir), but $src_desc is ${sver:-unreadable}:" \
+	     "$(fix)" >&2
 	exit 1
 fi
+[ -z "$check" ] || exit 0
 
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "$out.XXXXXX")

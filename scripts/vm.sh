@@ -22,6 +22,8 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -d SIZE     attach an emulated NVMe disk of SIZE (e.g. 256M); repeatable
   -q N        I/O queue pairs of each NVMe disk (default 4)
   -l FILE     keep the whole console log in FILE
+  -s          stream the guest's output while it runs (make demo), instead
+              of printing it when the guest is done
   -t SECS     kill the guest after SECS seconds (default 300)
   -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR; "debug" boots the
               debug kernel of scripts/debug-kernel.sh)
@@ -44,10 +46,11 @@ USAGE
 }
 
 cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
+stream=0
 pin_others=''
 flavour=$BLKFAST_FLAVOUR
 disks=()
-while getopts "c:m:a:d:q:l:t:f:x:pPh" opt; do
+while getopts "c:m:a:d:q:l:t:f:x:pPsh" opt; do
 	case $opt in
 	c) cpus=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -58,6 +61,7 @@ while getopts "c:m:a:d:q:l:t:f:x:pPh" opt; do
 	t) timeout_s=$OPTARG ;;
 	f) flavour=$OPTARG ;;
 	p) pin=1 ;;
+	s) stream=1 ;;
 	P) pin_others=$(($(nproc) - 1)) ;;
 	x) extra=$OPTARG ;;
 	h) usage; exit 0 ;;
@@ -204,8 +208,18 @@ done
 
 console=$work/console.log
 start=$(date +%s.%N)
+# The test's own output: the console up to the kernel log dump.
+test_output() {
+	sed -u -n -e '/@@BLKFAST-DMESG-BEGIN@@/q' -e '/SeaBIOS/d' \
+		-e 's/^.*Booting from ROM\.\.//' -e p
+}
 "${qemu[@]}" </dev/null >"$console" 2>&1 &
 qpid=$!
+tpid=''
+if [ "$stream" = 1 ]; then
+	tail -n +1 -f --pid="$qpid" "$console" | test_output &
+	tpid=$!
+fi
 if [ "$pin" = 1 ]; then
 	# Say whether the pinning took: scripts/bench.sh reports it per table.
 	if why=$("$here/pin-vcpus.sh" "$qpid" "$cpus" ${pin_others:+"$pin_others"} 2>&1); then
@@ -228,9 +242,11 @@ wait "$qpid" 2>/dev/null || true
 qpid=
 wall=$(echo "$(date +%s.%N) - $start" | bc)
 [ -n "$log" ] && cp "$console" "$log"
-# The test's own output: the console up to the kernel log dump.
-sed -n -e '/@@BLKFAST-DMESG-BEGIN@@/q' -e '/SeaBIOS/d' \
-	-e 's/^.*Booting from ROM\.\.//' -e p "$console"
+if [ -n "$tpid" ]; then
+	wait "$tpid" 2>/dev/null || true
+else
+	test_output <"$console"
+fi
 
 # name_unloaded_frames MODULES: kmemleak's report, from stdin to stdout,
 # with each bare frame address (a module unloaded before the scan) that

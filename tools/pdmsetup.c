@@ -92,6 +92,35 @@ static char *get_table(const struct pdmsetup_args *a, size_t *len)
 	return text;
 }
 
+/*
+ * The path to print for a new device.  Where udev runs, pdm's rules make
+ * /dev/pdm/NAME: wait for it (as dmsetup waits for udev), so that a script
+ * can use the path at once; without udev (an initramfs, a container) the
+ * node devtmpfs made, /dev/pdmN.
+ */
+static void print_node(const char *name, dev_t dev)
+{
+	char path[sizeof("/dev/pdm/") + PDM_NAME_LEN];
+	struct stat st;
+	int i;
+
+	snprintf(path, sizeof(path), "/dev/pdm/%s", name);
+	if (access("/run/udev/control", F_OK) == 0) {
+		/* 500 tries 20 ms apart: udevd busy with a boot's events */
+		for (i = 0; i < 500; i++) {
+			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) &&
+			    st.st_rdev == dev) {
+				printf("%s\n", path);
+				return;
+			}
+			usleep(20000);
+		}
+		fprintf(stderr, "pdmsetup: %s did not appear in 10 s (are "
+			"pdm's udev rules, 60-pdm.rules, installed?)\n", path);
+	}
+	printf("/dev/pdm%u\n", minor(dev));
+}
+
 /* create or reload: PDM_F_READONLY in @flags; @uuid (create) or NULL. */
 static int load(int fd, unsigned long cmd, const char *verb,
 		const char *name, const char *text, size_t len,
@@ -107,9 +136,8 @@ static int load(int fd, unsigned long cmd, const char *verb,
 		if (uuid)
 			snprintf(r.hdr->uuid, sizeof(r.hdr->uuid), "%s", uuid);
 		ret = req_run(fd, &r, cmd, verb);
-		/* devtmpfs names the node after the disk */
 		if (!ret && cmd == PDM_IOC_CREATE)
-			printf("/dev/pdm%u\n", minor(r.hdr->dev));
+			print_node(name, r.hdr->dev);
 	}
 	free(r.hdr);
 	return ret;

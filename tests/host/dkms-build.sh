@@ -5,6 +5,8 @@
 #    Debian's dkms signs with /var/lib/dkms/mok.key) and `dkms install` for
 #    the installed Debian 6.1 headers, in a private DKMS tree, source tree
 #    and install tree;
+#  - a kernel update without the matching linux-source: pdm alone, and the
+#    fix printed;
 #  - `make install` and `make uninstall` into a DESTDIR.
 # Everything lives in one temporary folder, removed at the end; the test
 # checks that /usr/src, /var/lib/dkms and /lib/modules gained nothing.
@@ -84,6 +86,46 @@ for m in split-deadline pdm; do
 		fail "dkms install: no $insttree/$kver/updates/dkms/$m.ko"
 done
 echo "ok: dkms install put both modules in updates/dkms/"
+dkms uninstall -m blkfast -v "$ver" -k "$kver" --no-depmod "${dk[@]}" \
+	>"$tmp/uninstall.log" 2>&1 || { cat "$tmp/uninstall.log"; fail "dkms uninstall"; }
+dkms unbuild -m blkfast -v "$ver" -k "$kver" "${dk[@]}" >/dev/null 2>&1 ||
+	fail "dkms unbuild"
+
+# A kernel update whose linux-source is missing or at another 6.1.y: pdm
+# is still built and installed, split-deadline is left out with the exact
+# command that brings it back, and DKMS does not fail.
+hv=$(dpkg-query -W -f='${Version}' "linux-headers-$kver")
+mkdir -p "$tmp/fake/linux-source-6.1"
+printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 1\n' \
+	>"$tmp/fake/linux-source-6.1/Makefile"
+tar -C "$tmp/fake" -cJf "$tmp/other-source.tar.xz" linux-source-6.1
+for case in "missing:$tmp/none.tar.xz" "other:$tmp/other-source.tar.xz"; do
+	what=${case%%:*}
+	# every dkms step sees the same source: dkms.conf asks for each
+	export KSRC_TARBALL=${case#*:}
+	if ! dkms install -m blkfast -v "$ver" \
+		-k "$kver" --kernelsourcedir "$ksrc" --no-depmod "${dk[@]}" \
+		>"$tmp/upgrade.log" 2>&1; then
+		cat "$tmp/upgrade.log"
+		fail "linux-source $what: dkms install failed"
+	fi
+	cat "$tmp/upgrade.log"
+	[ -f "$insttree/$kver/updates/dkms/pdm.ko" ] ||
+		fail "linux-source $what: pdm.ko was not installed"
+	[ ! -e "$insttree/$kver/updates/dkms/split-deadline.ko" ] ||
+		fail "linux-source $what: split-deadline.ko appeared"
+	grep -qF "apt-get install linux-source-6.1=$hv" "$tmp/upgrade.log" ||
+		fail "linux-source $what: no 'apt-get install linux-source-6.1=$hv'"
+	echo "ok: linux-source $what: pdm installed, split-deadline skipped with the fix"
+	dkms uninstall -m blkfast -v "$ver" -k "$kver" --no-depmod "${dk[@]}" \
+		>/dev/null 2>&1 || fail "dkms uninstall"
+	dkms unbuild -m blkfast -v "$ver" -k "$kver" "${dk[@]}" >/dev/null 2>&1 ||
+		fail "dkms unbuild"
+	[ ! -e "$insttree/$kver/updates/dkms/pdm.ko" ] ||
+		fail "linux-source $what: dkms uninstall left pdm.ko"
+done
+unset KSRC_TARBALL
+
 dkms remove -m blkfast -v "$ver" --all "${dk[@]}" >"$tmp/remove.log" 2>&1 ||
 	{ cat "$tmp/remove.log"; fail "dkms remove"; }
 [ ! -e "$insttree/$kver/updates/dkms/pdm.ko" ] || fail "dkms remove left pdm.ko"
@@ -94,10 +136,11 @@ echo "== make install / uninstall into a DESTDIR"
 # In a copy of the tree, so that this build leaves the tree's objects alone.
 tree=$tmp/tree stage=$tmp/stage
 mkdir -p "$tree"
-find Makefile Kbuild dkms.conf scripts/private-headers.sh sched poll include \
-	tools man -type f \( -name '*.[ch]' -o -name Kbuild -o -name Makefile \
-	-o -name '*.sh' -o -name '*.conf' -o -name '*.[1-8]' \) \
-	! -name '*.mod.c' -print0 | cpio --quiet -0 -pdm "$tree"
+find Makefile Kbuild dkms.conf scripts sched poll include tools man system \
+	-type f ! -name '*.mod.c' ! -name '*.o' ! -name '*.ko' ! -name '*.mod' \
+	! -name '*.cmd' ! -path 'tools/*' -print0 | cpio --quiet -0 -pdm "$tree"
+find tools -maxdepth 1 -type f \( -name '*.[ch]' -o -name Makefile \) -print0 |
+	cpio --quiet -0 -pdm "$tree"
 # Signing as make install does it, with the same throwaway key.
 if ! make -C "$tree" --no-print-directory install DESTDIR="$stage" \
 	KDIR="$ksrc" PRIV_DIR="$top/build/kheaders-$kv" \
@@ -106,29 +149,40 @@ if ! make -C "$tree" --no-print-directory install DESTDIR="$stage" \
 	cat "$tmp/make-install.log"
 	fail "make install DESTDIR=..."
 fi
-moddir=$stage/lib/modules/$kver/updates
-for f in "$moddir/sched/split-deadline.ko" "$moddir/poll/pdm.ko" \
-	 "$stage/usr/local/sbin/pdmsetup" "$stage/usr/local/sbin/uring-bench" \
-	 "$stage/usr/local/share/man/man8/pdmsetup.8"; do
+# The modules where DKMS puts them: one copy whichever installed last.
+moddir=$stage/lib/modules/$kver/updates/dkms
+for f in "$moddir/split-deadline.ko" "$moddir/pdm.ko" \
+	 "$stage/usr/local/sbin/pdmsetup" \
+	 "$stage/usr/local/share/man/man8/pdmsetup.8" \
+	 "$stage/usr/local/share/man/man5/pdmtab.5" \
+	 "$stage/lib/udev/rules.d/60-pdm.rules" \
+	 "$stage/lib/systemd/system-generators/pdm-generator" \
+	 "$stage/usr/local/share/bash-completion/completions/pdmsetup"; do
 	[ -f "$f" ] || { cat "$tmp/make-install.log"; fail "make install: no ${f#"$stage"}"; }
 done
-[ "$(find "$moddir" -name '*.ko' | wc -l)" = 2 ] ||
-	fail "make install: more than our two modules: $(ls "$moddir")"
-grep -q '^updates/poll/pdm.ko:' "$stage/lib/modules/$kver/modules.dep" ||
-	fail "make install: depmod did not index updates/poll/pdm.ko"
+[ ! -e "$stage/usr/local/sbin/uring-bench" ] ||
+	fail "make install: uring-bench is a benchmark, not installed"
+! ldd "$stage/usr/local/sbin/pdmsetup" 2>&1 | grep -q 'not a dynamic' ||
+	fail "make install: pdmsetup is static"
+[ "$(find "$stage/lib/modules" -name '*.ko' | wc -l)" = 2 ] ||
+	fail "make install: more than our two modules: $(find "$stage/lib/modules" -name '*.ko')"
+grep -q '^updates/dkms/pdm.ko:' "$stage/lib/modules/$kver/modules.dep" ||
+	fail "make install: depmod did not index updates/dkms/pdm.ko"
 grep -q 'split-deadline-iosched' "$stage/lib/modules/$kver/modules.alias" ||
 	fail "make install: no split-deadline-iosched alias"
-for m in sched/split-deadline poll/pdm; do
+for m in split-deadline pdm; do
 	[ "$(modinfo -F signer "$moddir/$m.ko")" = "DKMS module signing key" ] ||
 		fail "make install SIGN_KEY=...: $m.ko is not signed"
 done
 if command -v man >/dev/null; then
-	MANWIDTH=80 man --warnings -E UTF-8 -l \
-		"$stage/usr/local/share/man/man8/pdmsetup.8" >/dev/null 2>"$tmp/man.err" ||
-		{ cat "$tmp/man.err"; fail "man cannot format pdmsetup.8"; }
-	! grep -q . "$tmp/man.err" || { cat "$tmp/man.err"; fail "pdmsetup.8: warnings"; }
+	for page in man8/pdmsetup.8 man5/pdmtab.5; do
+		MANWIDTH=80 man --warnings -E UTF-8 -l \
+			"$stage/usr/local/share/man/$page" >/dev/null 2>"$tmp/man.err" ||
+			{ cat "$tmp/man.err"; fail "man cannot format $page"; }
+		! grep -q . "$tmp/man.err" || { cat "$tmp/man.err"; fail "$page: warnings"; }
+	done
 fi
-echo "ok: make install: 2 signed modules (indexed by depmod), pdmsetup, uring-bench, pdmsetup.8"
+echo "ok: make install: 2 signed modules in updates/dkms (indexed by depmod), pdmsetup (dynamic), udev rules, generator, man pages, completion"
 make -C "$tree" --no-print-directory -s uninstall DESTDIR="$stage" \
 	KDIR="$ksrc" PRIV_DIR="$top/build/kheaders-$kv" >"$tmp/uninstall.log" 2>&1 ||
 	{ cat "$tmp/uninstall.log"; fail "make uninstall"; }

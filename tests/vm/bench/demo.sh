@@ -28,8 +28,13 @@ run pdmsetup create demo --table \
 configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
 	 "none polled" "mq-deadline polled" "split-deadline polled"
 	 "pdm irq" "pdm polled" "pdm-direct irq" "pdm-direct polled")
+# A line per run, [k/N], so that a first `make demo` shows where it is.
+k=0
+n=$((REPS * ${#configs[@]}))
 for _ in $(seq "$REPS"); do
 	for c in "${configs[@]}"; do
+		k=$((k + 1))
+		printf '[%d/%d] ' "$k" "$n"
 		read -r sched completion <<<"$c"
 		dev=/dev/pdm0
 		case $sched in
