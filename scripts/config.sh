@@ -42,3 +42,12 @@ guest_kdir() {
 		echo "/usr/src/linux-headers-$KABI-$1"
 	fi
 }
+
+# What a guest kernel must never print (scripts/vm.sh, the Debian system
+# test): Debian's kernel prints few of these; the debug kernel adds
+# lockdep, KFENCE, SLUB, DEBUG_OBJECTS and atomic-sleep reports.  SLUB's
+# own reports (slub_debug) read "BUG kmalloc-64 (Tainted: ...): Poison
+# overwritten", "... Object already free", "... Left Redzone overwritten".
+BLKFAST_SPLAT_RE='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
+BLKFAST_SPLAT_RE+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
+BLKFAST_SPLAT_RE+='|BUG [^ ]+ \((Not tainted|Tainted)'

@@ -286,13 +286,7 @@ fail() {
 	exit 1
 }
 rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
-# Debian's kernel prints few of these; the debug kernel (-f debug) adds
-# lockdep, KFENCE, SLUB, DEBUG_OBJECTS and atomic-sleep reports.
-splat='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
-splat+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
-# SLUB's own reports (slub_debug): "BUG kmalloc-64 (Tainted: ...): Poison
-# overwritten", "... Object already free", "... Left Redzone overwritten".
-splat+='|BUG [^ ]+ \((Not tainted|Tainted)'
+splat=$BLKFAST_SPLAT_RE
 if grep -aEn "$splat" "$console" >"$work/splats"; then
 	# The first report in context (what printed a bare "Call Trace:" sits
 	# in the lines above it, and the top of its stack below), then the
