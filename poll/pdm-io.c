@@ -73,12 +73,24 @@ static unsigned int pdm_range_segs(const struct queue_limits *lim,
 	return segs;
 }
 
+/*
+ * Sectors from @sector to the end of its chunk; any chunk size, as 6.1's
+ * blk_chunk_sectors_left() takes (md sets ones that are not a power of 2).
+ */
+static unsigned int pdm_chunk_left(sector_t sector, unsigned int chunk)
+{
+	if (is_power_of_2(chunk))
+		return chunk - (sector & (chunk - 1));
+	return chunk - sector_div(sector, chunk);
+}
+
 /**
  * pdm_fit_data() - how much of a data bio a lower queue takes unsplit
  * @top:   the top bio
  * @skip:  sectors of @top already mapped
  * @want:  sectors the caller would like to map from there
- * @lsec:  the lower sector the range starts at
+ * @lsec:  the sector of the lower disk (its partition's start added:
+ *         the kernel splits after the partition remap) the range starts at
  * @q:     the lower queue
  *
  * A conservative copy of the lower queue's split rules: its max_sectors
@@ -104,8 +116,7 @@ static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
 	struct bio_vec bv, prev = {};
 
 	if (lim->chunk_sectors)
-		max = min_t(unsigned int, max, lim->chunk_sectors -
-			    (lsec & (lim->chunk_sectors - 1)));
+		max = min(max, pdm_chunk_left(lsec, lim->chunk_sectors));
 	/* The lower queue's limit, as get_max_io_size() computes it. */
 	start = lsec & (pbs - 1);
 	end = (start + max) & ~(pbs - 1);
@@ -147,7 +158,8 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 	switch (bio_op(top)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
-		return pdm_fit_data(top, skip, want, lsec,
+		return pdm_fit_data(top, skip, want,
+				    lsec + get_start_sect(bdev),
 				    bdev_get_queue(bdev));
 	case REQ_OP_DISCARD:
 		return min_not_zero(want, bdev_max_discard_sectors(bdev));

@@ -196,7 +196,9 @@ static int pdm_map_stack(struct pdm_map *map)
 			struct block_device *b = seg->legs[l].bdev;
 			struct request_queue *q = bdev_get_queue(b);
 
+			/* alignment is the whole disk's, as dm stacks it */
 			blk_stack_limits(&map->limits, &q->limits,
+					 get_start_sect(b) +
 					 seg->legs[l].offset);
 			if (map->poll &&
 			    !test_bit(QUEUE_FLAG_POLL, &q->queue_flags)) {

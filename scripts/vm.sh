@@ -19,7 +19,10 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -c N        vCPUs (default 1)
   -m MB       guest memory (default 1024)
   -a ARGS     extra kernel command line arguments
-  -d SIZE     attach an emulated NVMe disk of SIZE (e.g. 256M); repeatable
+  -d SIZE[,PROP=VALUE...]
+              attach an emulated NVMe disk of SIZE (e.g. 256M), with QEMU
+              nvme device properties (e.g. physical_block_size=4096);
+              repeatable
   -q N        I/O queue pairs of each NVMe disk (default 4)
   -l FILE     keep the whole console log in FILE
   -s          stream the guest's output while it runs (make demo), instead
@@ -200,9 +203,12 @@ qemu=(qemu-system-x86_64 -accel "tcg,thread=multi,tb-size=256"
       -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic tsc=reliable no_timer_check $stall_args$append")
 i=0
 for d in "${disks[@]}"; do
-	truncate -s "$d" "$work/disk$i.img"
+	# SIZE[,PROP=VALUE...]: the rest goes to the nvme device
+	props=''
+	[ "$d" = "${d#*,}" ] || props=,${d#*,}
+	truncate -s "${d%%,*}" "$work/disk$i.img"
 	qemu+=(-drive "file=$work/disk$i.img,if=none,id=d$i,format=raw,cache=unsafe"
-	       -device "nvme,serial=blkfast$i,drive=d$i,max_ioqpairs=$qpairs")
+	       -device "nvme,serial=blkfast$i,drive=d$i,max_ioqpairs=$qpairs$props")
 	i=$((i + 1))
 done
 

@@ -106,8 +106,8 @@ static void print_node(const char *name, dev_t dev)
 
 	snprintf(path, sizeof(path), "/dev/pdm/%s", name);
 	if (access("/run/udev/control", F_OK) == 0) {
-		/* 500 tries 20 ms apart: udevd busy with a boot's events */
-		for (i = 0; i < 500; i++) {
+		/* 1000 tries 20 ms apart: udevd busy with a boot's events */
+		for (i = 0; i < 1000; i++) {
 			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) &&
 			    st.st_rdev == dev) {
 				printf("%s\n", path);
@@ -115,7 +115,7 @@ static void print_node(const char *name, dev_t dev)
 			}
 			usleep(20000);
 		}
-		fprintf(stderr, "pdmsetup: %s did not appear in 10 s (are "
+		fprintf(stderr, "pdmsetup: %s did not appear in 20 s (are "
 			"pdm's udev rules, 60-pdm.rules, installed?)\n", path);
 	}
 	printf("/dev/pdm%u\n", minor(dev));

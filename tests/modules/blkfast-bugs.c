@@ -128,15 +128,20 @@ static noinline void bugs_write_after_free(void)
 
 static noinline void bugs_leak(void)
 {
-	void *p = kmalloc(512, GFP_KERNEL);
+	int i;
 
 	/*
 	 * Drop the only reference: kmemleak finds nothing pointing at it.
 	 * The stores keep kmalloc() from being a tail call, which would
-	 * leave this function out of the allocation's backtrace.
+	 * leave this function out of the allocation's backtrace.  Four
+	 * objects: a stale copy of the last pointer may outlive us on the
+	 * dead insmod's kernel stack, which the kernel keeps cached and
+	 * kmemleak scans; each loop overwrites the one before.
 	 */
-	WRITE_ONCE(bugs_leaked, p);
-	WRITE_ONCE(bugs_leaked, NULL);
+	for (i = 0; i < 4; i++) {
+		WRITE_ONCE(bugs_leaked, kmalloc(512, GFP_KERNEL));
+		WRITE_ONCE(bugs_leaked, NULL);
+	}
 }
 
 static int __init blkfast_bugs_init(void)

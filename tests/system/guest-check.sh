@@ -136,6 +136,24 @@ grep -q '\[split-deadline\]' "$d/scheduler" && ok "$n: $(cat "$d/scheduler")" ||
 	bad "$n: read_expire $(cat "$d/iosched/read_expire" 2>&1)"
 
 if [ "$phase" = 1 ]; then
+	# A change event while suspended: blkid would wait for the resume,
+	# so the rules keep the last probe's results instead.
+	pdmsetup suspend data
+	udevadm trigger --action=change /sys/block/pdm0
+	if udevadm settle --timeout=10; then
+		ok "suspended: udev's change event did not wait for I/O"
+	else
+		bad "suspended: udev is stuck on the device"
+	fi
+	[ "$(readlink -f "/dev/disk/by-uuid/$uuid")" = /dev/pdm0 ] &&
+		ok "suspended: the by-uuid link stays" ||
+		bad "suspended: the by-uuid link went"
+	pdmsetup resume data
+	udevadm settle --timeout=30
+	[ "$(readlink -f "/dev/disk/by-uuid/$uuid")" = /dev/pdm0 ] &&
+		ok "resumed: the by-uuid link is there" ||
+		bad "resumed: no by-uuid link"
+
 	# LVM on pdm: refused until lvm.conf names pdm's device type, as the
 	# README says to; then a PV, a VG and an LV on it.
 	lv=/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_blkfastsys2
