@@ -67,8 +67,9 @@ modules:
 		2>build/private-headers.err; then \
 		nosched=; \
 	else \
-		cat build/private-headers.err >&2; \
-		test -z "$(BLKFAST_TESTS)" || exit 1; \
+		if [ -n "$(BLKFAST_TESTS)" ]; then \
+			cat build/private-headers.err >&2; exit 1; \
+		fi; \
 		nosched=1; \
 		{ echo "blkfast: split-deadline not built for $(KVERSION), pdm is:"; \
 		  sed 's/^private-headers: //' build/private-headers.err; } \
@@ -159,7 +160,7 @@ SIGN_CERT	?=
 KRELEASE	= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 			$(KDIR)/include/generated/utsrelease.h)
 MOD_DEST	= $(DESTDIR)/lib/modules/$(KRELEASE)/$(INSTALL_MOD_DIR)
-INSTALL_MODS	:= split-deadline.ko pdm.ko
+INSTALL_MODS	:= sched/split-deadline.ko poll/pdm.ko
 # What install-tools puts where (uninstall removes the same list).
 TOOL_FILES	= $(DESTDIR)$(SBINDIR)/pdmsetup \
 		  $(DESTDIR)$(MANDIR)/man8/pdmsetup.8 \
@@ -184,14 +185,16 @@ DKMS_FILES	= Makefile Kbuild dkms.conf scripts/private-headers.sh \
 install: install-modules install-tools
 
 # The modules the build made (split-deadline is left out where its kernel
-# source is missing: `make modules` said why).  kbuild's modules_install
+# source is missing: `make modules` said why, and an older build's .ko is
+# not for this kernel's source).  kbuild's modules_install
 # would keep our sched/ and poll/ folders and sign with the kernel's build
 # key, which no headers package ships; depmod runs here for the same
 # reason (kbuild's wants a System.map).
 install-modules: modules
 	install -d $(MOD_DEST)
-	for m in sched/split-deadline.ko poll/pdm.ko; do \
+	for m in $(INSTALL_MODS); do \
 		test -f $$m || continue; \
+		case $$m in sched/*) test ! -f $(SCHED_SKIPPED) || continue;; esac; \
 		install -m 644 $$m $(MOD_DEST)/ || exit 1; \
 		test -z "$(SIGN_KEY)" || $(KDIR)/scripts/sign-file \
 			$$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"/\1/p' \
@@ -216,7 +219,7 @@ install-tools:
 		$(DESTDIR)$(DOCDIR)/examples/65-split-deadline.rules
 
 uninstall:
-	rm -f $(addprefix $(MOD_DEST)/,$(INSTALL_MODS)) $(TOOL_FILES)
+	rm -f $(addprefix $(MOD_DEST)/,$(notdir $(INSTALL_MODS))) $(TOOL_FILES)
 	-rmdir $(MOD_DEST) $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(DOCDIR) \
 		2>/dev/null
 	if [ -d $(DESTDIR)/lib/modules/$(KRELEASE)/kernel ] || \
