@@ -29,6 +29,10 @@ kroot=$(guest_kernel_dir "$flavour")/root
 # physical blocks are larger than its logical ones.
 modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
 	 ext4 loop scsi_debug sd_mod)
+# dm-delay gives a lower device whose cache flush takes time, as a real
+# disk's does (pdm-power-cut).  The debug kernel is built without it, and
+# no debug-tier test uses it, so it comes only where the flavour has it.
+optional_modules=(dm-delay)
 # util-linux's blkdiscard (busybox's has no -z, for write zeroes); jq
 # checks that pdmsetup's --json output parses (pdmsetup-cli); e2fsck and
 # dumpe2fs judge a copy of a suspended file system (pdm-lockfs); sysstat's
@@ -104,6 +108,10 @@ for a in $(/bin/busybox --list); do
 done
 
 # Modules with their hard and soft dependencies, as modprobe resolves them.
+for m in "${optional_modules[@]}"; do
+	modprobe -d "$kroot" -S "$kver" --show-depends "$m" >/dev/null 2>&1 &&
+		modules+=("$m")
+done
 for m in "${modules[@]}"; do
 	modprobe -d "$kroot" -S "$kver" --show-depends "$m" |
 	awk '$1 == "insmod" {print $2}'
