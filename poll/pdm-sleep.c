@@ -94,6 +94,8 @@ static void pdm_sleep_work(struct callback_head *cb)
 		this_cpu_inc(pd->stats->hybrid_sleeps);
 		this_cpu_add(pd->stats->hybrid_slept_ns, woke - start);
 		/* Cut short by a signal: that says nothing of the timer. */
+		if (woke < wake && signal_pending(current))
+			this_cpu_inc(pd->stats->hybrid_sleeps_interrupted);
 		if (woke >= wake) {
 			u64 late = READ_ONCE(pd->hybrid_wake_late_ns);
 

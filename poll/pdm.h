@@ -70,6 +70,7 @@ struct pdm_stats {
 	unsigned long hybrid_sleeps;	/* sleeps taken */
 	unsigned long hybrid_slept_ns;	/* ... and their total length */
 	unsigned long hybrid_late_wakeups;	/* woke after its expected end */
+	unsigned long hybrid_sleeps_interrupted; /* cut short by a signal */
 	unsigned long hybrid_late_ns;	/* ... by this much in all */
 	unsigned long hybrid_sleep_ready;	/* then polled: completed */
 	unsigned long hybrid_sleep_early;	/* then polled: not yet */

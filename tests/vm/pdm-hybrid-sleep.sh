@@ -11,7 +11,8 @@
 #     task's next poll (completion ready, or not yet);
 #  2. the polling thread's CPU time per I/O at QD1 (fio's own usr+sys),
 #     sleep against classic polling in the same boot: below half;
-#  3. SIGINT to a fio that sleeps ends it within 5 s;
+#  3. SIGINT to a fio that sleeps (50 ms reads) cuts its sleep short
+#     (hybrid_sleeps_interrupted) and ends it within 5 s;
 #  4. an SQPOLL ring never sleeps (its poller is an io_uring thread with
 #     no task work run between passes) and still completes every I/O;
 #  5. while hybrid sleeps run, remove and rmmod are refused (busy), and
@@ -161,20 +162,42 @@ else
 	expect_ge "slept (ms)" $((2000 * svc / 1000 / 2)) $((slept / 1000000))
 fi
 
-# 3. SIGINT to a sleeping fio.
+# 3. SIGINT to a sleeping fio, with reads of 50 ms (so that their sleeps
+# are long, and the signal lands in one): the sleep ends at once, counted
+# as cut short, and fio ends.
 echo sleep >$sys/hybrid
+echo 50000 >/sys/module/blkfast_slowpoll/parameters/service_us
 fio --name=sig --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 	--hipri=1 --rw=randread --bs=4k --iodepth=1 --time_based --runtime=60 \
 	>/tmp/sig.out 2>&1 &
 fpid=$!
-s0=$(stat_of hybrid_sleeps)
-for _ in $(seq 50); do
-	[ "$(stat_of hybrid_sleeps)" -gt $((s0 + 100)) ] && break
+s0=$(stat_of hybrid_sleeps) i0=$(stat_of hybrid_sleeps_interrupted)
+# Until the estimate has learned most of the 50 ms (the sleeps are then as
+# long as they may be, PDM_SLEEP_MAX_NS: 10 ms).
+est=0
+for _ in $(seq 100); do
+	read -r est _ <$sys/hybrid_estimate_ns
+	[ "$est" -ge 20000000 ] && break
 	sleep 0.1
 done
-expect_ge "sleeps before the signal" $((s0 + 100)) "$(stat_of hybrid_sleeps)"
-kill -INT $fpid
+expect_ge "read estimate before the signal (ns)" 20000000 "$est"
+expect_ge "sleeps before the signal" $((s0 + 10)) "$(stat_of hybrid_sleeps)"
+# To fio's job process, which does the I/O (and sleeps about half the
+# time: a signal that comes between sleeps only stops the next one), one
+# SIGINT every 20 ms until a sleep was cut short or the job is gone; then
+# to fio itself.
+job=$(cat /proc/$fpid/task/*/children 2>/dev/null | tr -d " ")
+expect_num "fio's job process" "$job"
+for _ in $(seq 50); do
+	kill -INT "$job" 2>/dev/null || break
+	[ "$(stat_of hybrid_sleeps_interrupted)" -gt "$i0" ] && break
+	sleep 0.02
+done
+kill -INT $fpid 2>/dev/null
 wait_ended $fpid 5 "fio after SIGINT"
+expect_ge "sleeps cut short by the signal" $((i0 + 1)) \
+	"$(stat_of hybrid_sleeps_interrupted)"
+echo $svc >/sys/module/blkfast_slowpoll/parameters/service_us
 
 # 4. SQPOLL: the poller is an io_uring thread.
 s0=$(stat_of hybrid_sleeps) f0=$(stat_of hybrid_sleep_refused)
