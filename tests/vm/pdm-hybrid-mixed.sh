@@ -60,6 +60,8 @@ if [ -z "$es" ] || [ -z "$ef" ]; then
 	fail "no estimate for $slow or $fast"
 fi
 expect_ge "slow device's read estimate (ns)" $((svc * 900)) "$es"
+# Learned, not left at 0 (which the next check would let through).
+expect_ge "fast device's read estimate (ns)" 1 "$ef"
 expect_le "fast device's read estimate (x2)" "$es" $((ef * 2))
 
 # 2, 3.

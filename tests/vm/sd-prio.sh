@@ -15,7 +15,10 @@
 # depth (RT requests mostly in flight, none queued: IDLE must still wait,
 # and gets in only when both RT requests complete before fio resubmits).
 #
-# The reference must show that situation first: mq-deadline's RT at least
+# Each scheduler runs alone, the reference first, so that nothing
+# split-deadline does (burning CPU, say) can keep the reference from
+# showing its situation and turn a failure into a SKIP.  The reference
+# must show that situation first: mq-deadline's RT at least
 # 3x its IDLE, and at QD32 its IDLE between a third and 1.5x of the aging
 # bound (more means the host was too slow to keep RT queued, and IDLE got
 # in without aging).  A boot that cannot create it is measured again, up
@@ -35,11 +38,12 @@ for d in nullb0 nullb1; do
 	echo $aging_ms >/sys/block/$d/queue/iosched/prio_aging_expire
 done
 
-# measure RT_QD: RT and IDLE reads per device into rt[] and idle[].
+# measure RT_QD DEV...: RT and IDLE reads per device into rt[] and idle[].
 declare -A rt idle
 measure() {
 	local rt_qd=$1 d jobs=() common
-	for d in nullb0 nullb1; do
+	shift
+	for d in "$@"; do
 		common=("--filename=/dev/$d" --ioengine=libaio --direct=1
 			--bs=4k --rw=randread "--runtime=$secs" --time_based)
 		jobs+=("--name=rt-$d" "${common[@]}" "--iodepth=$rt_qd"
@@ -49,11 +53,13 @@ measure() {
 	done
 	fio --output-format=terse --terse-version=3 "${jobs[@]}" \
 		>/tmp/prio.out 2>&1 || { cat /tmp/prio.out; fail "fio failed"; }
-	for d in nullb0 nullb1; do
+	for d in "$@"; do
 		rt[$d]=$(awk -F';' -v j="rt-$d" '$3 == j { print $6 / 4 }' \
 			/tmp/prio.out)
 		idle[$d]=$(awk -F';' -v j="idle-$d" '$3 == j { print $6 / 4 }' \
 			/tmp/prio.out)
+		expect_num "rt-$d reads" "${rt[$d]}"
+		expect_num "idle-$d reads" "${idle[$d]}"
 		note "${SD_PAIR[$d]}: RT QD$rt_qd reads ${rt[$d]}," \
 			"IDLE reads ${idle[$d]} (aging bound $bound)"
 	done
@@ -69,7 +75,8 @@ reference_ok() {
 
 for rt_qd in 32 2; do
 	with_reference "RT QD$rt_qd: mq-deadline never showed RT >= 3x IDLE (with IDLE at $((bound / 3))-$((bound * 3 / 2)) at QD32)" \
-		measure reference_ok $rt_qd
+		measure reference_ok $rt_qd nullb0
+	measure $rt_qd nullb1
 	mq=${idle[nullb0]} sd=${idle[nullb1]}
 	expect_ge "RT QD$rt_qd: split-deadline RT reads (>= 3x its IDLE)" \
 		$((3 * sd)) "${rt[nullb1]}"

@@ -15,8 +15,10 @@
 # dispatched only once its FIFO deadline has passed, so its completion
 # latency sits just above the expiry.
 #
-# mq-deadline (nullb0, the reference) and split-deadline (nullb1) run side
-# by side, so that both see the same host load.  With the victim's expiry
+# mq-deadline (nullb0, the reference) runs first and alone, until it has
+# shown the situation; then split-deadline (nullb1), alone too, so that
+# nothing it does (burning CPU, say) can keep the reference from showing
+# it and turn a failure into a SKIP.  With the victim's expiry
 # at E (the other direction's at 60 s), the reference must first show the
 # situation in this boot: its victim's median latency in [E/2, 2E + 100 ms]
 # (the stream really starves the victim, and the expiry really ends the
@@ -36,15 +38,16 @@ expiry_field() {
 	awk -F';' -v j="$1" -v f="$2" '$3 == j { print $f }' /tmp/expiry.out
 }
 
-# expiry_measure DIR E: one side-by-side run with DIR's expiry at E ms;
+# expiry_measure DIR E DEV...: one run on DEVs with DIR's expiry at E ms;
 # the victim's requests, clat median and max (ms) and the flood's
 # completed requests per device into EX_N[], EX_P50[], EX_MAX[] and
 # EX_FLOOD[].
 declare -A EX_N EX_P50 EX_MAX EX_FLOOD
 expiry_measure() {
 	local dir=$1 e=$2 other rw stat d v jobs=() common
-	local kb p50 max
+	local kb p50 max got_kb got_p50 got_max
 	local -A f0
+	shift 2
 	# Terse v3: read KiB, clat max and median (the 7th percentile of
 	# fio's default list) at 6, 15 and 24; the write side at 47, 56, 65.
 	# /sys/block/X/stat: reads completed at 1, writes at 5.
@@ -52,7 +55,7 @@ expiry_measure() {
 	read) other=write rw=read kb=6 max=15 p50=24 stat=5 ;;
 	write) other=read rw=write kb=47 max=56 p50=65 stat=1 ;;
 	esac
-	for d in nullb0 nullb1; do
+	for d in "$@"; do
 		echo "$e" >"/sys/block/$d/queue/iosched/${dir}_expire"
 		echo 60000 >"/sys/block/$d/queue/iosched/${other}_expire"
 		f0[$d]=$(awk -v f=$stat '{ print $f }' /sys/block/$d/stat)
@@ -72,16 +75,22 @@ expiry_measure() {
 	done
 	fio --output-format=terse --terse-version=3 --exitall "${jobs[@]}" \
 		>/tmp/expiry.out 2>&1 || { cat /tmp/expiry.out; fail "fio failed"; }
-	for d in nullb0 nullb1; do
+	for d in "$@"; do
 		v=victim-$d
 		EX_FLOOD[$d]=$(( $(awk -v f=$stat '{ print $f }' \
 			/sys/block/$d/stat) - f0[$d] ))
 		[ "$(expiry_field $v 5)" = 0 ] ||
 			fail "$v: fio error $(expiry_field $v 5)"
-		EX_N[$d]=$(( $(expiry_field $v $kb) / 4 ))
-		v=$(expiry_field $v $p50)
-		EX_P50[$d]=$(( ${v#*=} / 1000 ))
-		EX_MAX[$d]=$(( $(expiry_field victim-$d $max) / 1000 ))
+		got_kb=$(expiry_field $v $kb)
+		got_p50=$(expiry_field $v $p50)
+		got_p50=${got_p50#*=}
+		got_max=$(expiry_field $v $max)
+		expect_num "$v KiB" "$got_kb"
+		expect_num "$v clat median" "$got_p50"
+		expect_num "$v clat max" "$got_max"
+		EX_N[$d]=$((got_kb / 4))
+		EX_P50[$d]=$((got_p50 / 1000))
+		EX_MAX[$d]=$((got_max / 1000))
 		note "${SD_PAIR[$d]} ${dir}_expire=$e: victim ${EX_N[$d]}" \
 			"${dir}s, clat median ${EX_P50[$d]} ms," \
 			"max ${EX_MAX[$d]} ms; ${EX_FLOOD[$d]} ${other}s"
@@ -104,7 +113,8 @@ expiry_test() {
 	sd_slow_pair
 	for e in 100 200; do
 		with_reference "e=$e: mq-deadline's victim median never in [$((e / 2)), $((2 * e + 100))] ms with max <= $((e + 1500)) ms" \
-			expiry_measure expiry_reference_ok "$dir" $e
+			expiry_measure expiry_reference_ok "$dir" $e nullb0
+		expiry_measure "$dir" $e nullb1
 		mq=${EX_P50[nullb0]} sd=${EX_P50[nullb1]}
 		expect_ge "e=$e: split-deadline victim ${dir}s" 1 "${EX_N[nullb1]}"
 		expect_ge "e=$e: split-deadline victim median ms (>= mq's $mq / 2)" \
