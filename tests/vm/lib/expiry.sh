@@ -58,7 +58,7 @@ expiry_measure() {
 	for d in "$@"; do
 		echo "$e" >"/sys/block/$d/queue/iosched/${dir}_expire"
 		echo 60000 >"/sys/block/$d/queue/iosched/${other}_expire"
-		f0[$d]=$(awk -v f=$stat '{ print $f }' /sys/block/$d/stat)
+		f0[$d]=$(awk -v f="$stat" '{ print $f }' "/sys/block/$d/stat")
 		common=("--filename=/dev/$d" --direct=1 --bs=4k --runtime=5
 			--time_based)
 		# The victim starts once the stream and the flood are queued,
@@ -78,13 +78,13 @@ expiry_measure() {
 	for d in "$@"; do
 		v=victim-$d
 		EX_FLOOD[$d]=$(( $(awk -v f=$stat '{ print $f }' \
-			/sys/block/$d/stat) - f0[$d] ))
-		[ "$(expiry_field $v 5)" = 0 ] ||
-			fail "$v: fio error $(expiry_field $v 5)"
-		got_kb=$(expiry_field $v $kb)
-		got_p50=$(expiry_field $v $p50)
+			"/sys/block/$d/stat") - f0[$d] ))
+		[ "$(expiry_field "$v" 5)" = 0 ] ||
+			fail "$v: fio error $(expiry_field "$v" 5)"
+		got_kb=$(expiry_field "$v" "$kb")
+		got_p50=$(expiry_field "$v" "$p50")
 		got_p50=${got_p50#*=}
-		got_max=$(expiry_field $v $max)
+		got_max=$(expiry_field "$v" "$max")
 		expect_num "$v KiB" "$got_kb"
 		expect_num "$v clat median" "$got_p50"
 		expect_num "$v clat max" "$got_max"
