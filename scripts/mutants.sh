@@ -99,7 +99,7 @@ if [ -n "$sample_s" ]; then
 	fi
 	start=$((start % ${#names[@]}))
 	names=("${names[@]:start}" "${names[@]:0:start}")
-	echo "mutants: sample of ${sample_s}s from mutant $start of" \
+	echo "mutants: sample of ${sample_s}s from mutant $((start + 1)) of" \
 		"${#names[@]}: ${names[0]}"
 fi
 
