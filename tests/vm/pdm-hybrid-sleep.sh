@@ -183,17 +183,17 @@ done
 expect_ge "read estimate before the signal (ns)" 20000000 "$est"
 expect_ge "sleeps before the signal" $((s0 + 10)) "$(stat_of hybrid_sleeps)"
 # To fio's job process, which does the I/O (and sleeps about half the
-# time: a signal that comes between sleeps only stops the next one), one
-# SIGINT every 20 ms until a sleep was cut short or the job is gone; then
-# to fio itself.
+# time: a signal that comes between sleeps only stops the next one):
+# SIGUSR1, which fio answers with a status line and goes on, every 20 ms
+# until a sleep was cut short; then SIGINT to end it.
 job=$(cat /proc/$fpid/task/*/children 2>/dev/null | tr -d " ")
 expect_num "fio's job process" "$job"
-for _ in $(seq 50); do
-	kill -INT "$job" 2>/dev/null || break
+for _ in $(seq 100); do
+	kill -USR1 "$job" 2>/dev/null || break
 	[ "$(stat_of hybrid_sleeps_interrupted)" -gt "$i0" ] && break
 	sleep 0.02
 done
-kill -INT $fpid 2>/dev/null
+kill -INT $fpid "$job" 2>/dev/null
 wait_ended $fpid 5 "fio after SIGINT"
 expect_ge "sleeps cut short by the signal" $((i0 + 1)) \
 	"$(stat_of hybrid_sleeps_interrupted)"
