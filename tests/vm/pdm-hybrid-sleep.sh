@@ -11,8 +11,8 @@
 #     task's next poll (completion ready, or not yet);
 #  2. the polling thread's CPU time per I/O at QD1 (fio's own usr+sys),
 #     sleep against classic polling in the same boot: below half;
-#  3. SIGINT to a fio that sleeps (50 ms reads) cuts its sleep short
-#     (hybrid_sleeps_interrupted) and ends it within 5 s;
+#  3. a signal to a fio that sleeps (50 ms reads) cuts its sleep short
+#     (hybrid_sleeps_interrupted), and SIGINT ends it within 5 s;
 #  4. an SQPOLL ring never sleeps (its poller is an io_uring thread with
 #     no task work run between passes) and still completes every I/O;
 #  5. while hybrid sleeps run, remove and rmmod are refused (busy), and
@@ -162,9 +162,9 @@ else
 	expect_ge "slept (ms)" $((2000 * svc / 1000 / 2)) $((slept / 1000000))
 fi
 
-# 3. SIGINT to a sleeping fio, with reads of 50 ms (so that their sleeps
-# are long, and the signal lands in one): the sleep ends at once, counted
-# as cut short, and fio ends.
+# 3. Signals to a sleeping fio, with reads of 50 ms (so that their sleeps
+# are long): a sleep a signal lands in ends at once, counted as cut
+# short, and SIGINT ends fio.
 echo sleep >$sys/hybrid
 echo 50000 >/sys/module/blkfast_slowpoll/parameters/service_us
 fio --name=sig --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \

@@ -302,9 +302,9 @@ sched_of() {
 # debugfs queued and owned_by_driver read 0 in every priority class
 # within 1 s.  For split-deadline anything else fails the test; for
 # mq-deadline it is noted.  A device still busy after 1 s, or without
-# the debugfs files, is noted as not checked.  (Elevator exit WARNs on unbalanced queued
-# counts too, but nothing checks owned_by_driver or a scheduler that is
-# never switched away from.)  set_sched runs it before every switch.
+# the debugfs files, is noted as not checked.  (Elevator exit WARNs on
+# unbalanced queued counts too, but nothing checks owned_by_driver or a
+# scheduler that is never switched away from.)  set_sched runs it before every switch.
 sched_balanced() {
 	local d=$1 cur r w f v bad why
 	cur=$(sched_of "$d")
