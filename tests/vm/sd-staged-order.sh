@@ -70,7 +70,7 @@ order() {
 		{ for (i = 1; i <= NF; i++) if ($i ~ /^block_(getrq|rq_issue):$/) break }
 		i <= NF && $(i + 1) == dev && $(i + 2) ~ /^R/ {
 			for (j = i + 3; j <= NF; j++) if ($j ~ /^[0-9]+$/ && $(j + 1) == "+") break
-			if (j > NF) for (j = i + 3; j <= NF; j++) if ($j == "()") { j++; break }
+			if (j > NF) next	# no sector
 			if ($j == 0) next	# the trigger (sector 0)
 			print ($i == "block_getrq:" ? "A" : "I"), $j
 		}' $TRACEFS/trace)
