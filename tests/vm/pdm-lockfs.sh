@@ -20,10 +20,13 @@ run mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 /dev/pdm0
 mkdir -p /mnt
 run mount -t ext4 /dev/pdm0 /mnt
 
-# A writer that keeps the journal busy: small files, each fsync'd.
+# A writer that keeps the journal busy: small files, each fsync'd.  It
+# stops at the stop file rather than by a signal: killing the loop's shell
+# would leave its dd running with a file open, and umount would find /mnt
+# busy.
 writer() {
 	local i=0
-	while :; do
+	while [ ! -e /tmp/lockfs.stop ]; do
 		i=$(((i + 1) % 200))
 		dd if=/dev/urandom of=/mnt/f$i bs=4k count=4 conv=fsync \
 			status=none 2>/dev/null || true
@@ -59,8 +62,8 @@ sleep 1
 copy_suspended nolockfs --nolockfs
 expect_eq "nolockfs: the copy needs recovery" yes "$NEEDS"
 
-kill $wpid
-wait $wpid 2>/dev/null || true
+touch /tmp/lockfs.stop
+wait_ended $wpid 60 "the writer"
 run umount /mnt
 run e2fsck -fn /dev/pdm0
 run pdmsetup remove fsd
