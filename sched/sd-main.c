@@ -305,31 +305,42 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	unsigned int n;
 	LIST_HEAD(free);
 
-	if (spin_trylock(&sd->lock)) {
-		/*
-		 * Staged requests arrived first: insert them first.  Zoned
-		 * sequential writes depend on it (a write inserted ahead of
-		 * its staged predecessor would be dispatched first to an
-		 * unlocked zone and fail as unaligned), and so does the FIFO
-		 * order of everything else.
-		 */
-		sd_drain_staged(q, sd, &free);
-		while (!list_empty(list)) {
-			rq = list_first_entry(list, struct request, queuelist);
-			list_del_init(&rq->queuelist);
-			sd_insert_locked(q, sd, rq, at_head, &free);
-		}
-		WRITE_ONCE(sd->insert_gen, sd->insert_gen + 1);
-		spin_unlock(&sd->lock);
-		/*
-		 * Pairs with the barrier in sd_dispatch_request(): the insert,
-		 * then the queue run's test of SD_DISPATCHING.
-		 */
-		smp_mb();
-		blk_mq_free_requests(&free);
-		return;
+	/*
+	 * On PREEMPT_RT the submitter waits for the lock, as mq-deadline's
+	 * waits for dd->lock, and so boosts a holder that a higher-priority
+	 * task preempted.  Staged, its request would wait for whoever
+	 * dispatches next: often kblockd at normal priority (6.1 runs the
+	 * queue asynchronously after a single request's insert), which
+	 * boosts nothing.
+	 */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		spin_lock(&sd->lock);
+	else if (!spin_trylock(&sd->lock))
+		goto stage;
+	/*
+	 * Staged requests arrived first: insert them first.  Zoned
+	 * sequential writes depend on it (a write inserted ahead of its
+	 * staged predecessor would be dispatched first to an unlocked zone
+	 * and fail as unaligned), and so does the FIFO order of everything
+	 * else.
+	 */
+	sd_drain_staged(q, sd, &free);
+	while (!list_empty(list)) {
+		rq = list_first_entry(list, struct request, queuelist);
+		list_del_init(&rq->queuelist);
+		sd_insert_locked(q, sd, rq, at_head, &free);
 	}
+	WRITE_ONCE(sd->insert_gen, sd->insert_gen + 1);
+	spin_unlock(&sd->lock);
+	/*
+	 * Pairs with the barrier in sd_dispatch_request(): the insert, then
+	 * the queue run's test of SD_DISPATCHING.
+	 */
+	smp_mb();
+	blk_mq_free_requests(&free);
+	return;
 
+stage:
 	/*
 	 * Another CPU holds the dispatch lock: stage and leave.  The
 	 * deadline is stamped now so that waiting here counts against it.
@@ -454,7 +465,10 @@ static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 	if (!sd_may_merge(sd))
 		return false;
 
-	if (!spin_trylock(&sd->lock)) {
+	/* On PREEMPT_RT the submitter waits: see sd_insert_requests(). */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		spin_lock(&sd->lock);
+	} else if (!spin_trylock(&sd->lock)) {
 		/*
 		 * A dispatcher is busy: no merge lookup.  The request this
 		 * bio becomes may still merge when it is inserted or drained.

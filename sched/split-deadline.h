@@ -12,11 +12,12 @@
  * dispatched counters.  Exactly as in mq-deadline, every merge lookup and
  * every change of those structures happens under it.
  *
- * Submitters never spin.  A submitter first *tries* the dispatch lock and,
- * if it gets it, inserts directly (merging as mq-deadline does); if another
- * CPU holds it, the submitter pushes its requests onto a lock-free staging
- * list (llist_add_batch(), linked through rq->ipi_list, which shares space
- * with the merge hash node a staged request does not use yet) and returns.
+ * Submitters never wait for the dispatch lock (except on PREEMPT_RT: see
+ * below).  A submitter first *tries* it and, if it gets it, inserts
+ * directly (merging as mq-deadline does); if another CPU holds it, the
+ * submitter pushes its requests onto a lock-free staging list
+ * (llist_add_batch(), linked through rq->ipi_list, which shares space with
+ * the merge hash node a staged request does not use yet) and returns.
  * Only the holder of the dispatch lock takes requests off the staging
  * lists (llist_del_all()), so under the dispatch lock they can also be
  * walked.  A bio merge tries the dispatch lock too; if it gets it, it
@@ -35,7 +36,12 @@
  * would hold back every dispatcher, whatever its priority, with nothing
  * to boost it; every dispatcher takes the dispatch lock instead, an
  * rtmutex that boosts its holder, as mq-deadline's take dd->lock
- * (sd_enter_dispatch()).
+ * (sd_enter_dispatch()).  For the same reason submitters on PREEMPT_RT
+ * wait for the lock rather than stage: the request of a staging
+ * submitter is dispatched by whoever runs the queue next, often kblockd
+ * at normal priority, and a preempted holder stays preempted.  So on
+ * PREEMPT_RT split-deadline locks as mq-deadline does, and nothing is
+ * staged.
  *
  * finish_request runs in any context, including hard IRQ and inside the
  * insert path (freeing merged requests): it takes neither lock and its

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2
+# rt-tier: the priority inversion only a fully preemptible kernel has
+# vm-skip-flavour: amd64 not PREEMPT_RT: a task holding a spinlock is never preempted, so no holder is preempted inside the dispatch lock; the rt tier runs this test
+# vm-skip-flavour: debug not PREEMPT_RT: a task holding a spinlock is never preempted; the rt tier runs this test
+# No priority inversion on PREEMPT_RT.  A task of normal priority
+# dispatching on CPU 0 (for a reader at QD8 there) is preempted inside the scheduler's dispatch lock
+# by a SCHED_FIFO 40 busy loop that lasts 500 ms (the test-only
+# blkfast-hog module, tests/modules/blkfast-hog.c), while a SCHED_FIFO 50
+# fio reads at QD1 on CPU 1.  mq-deadline's dd->lock is an rtmutex there:
+# the reader blocks on it in its bio merge and insert, which boosts the
+# holder, so the reader never waits for the busy loop.  split-deadline
+# must do the same.  Two ways it did not: a bare "one dispatcher" bit in
+# place of the lock (its non-RT gate), and a submitter that stages its
+# request instead of waiting for the lock (then kblockd dispatches it, at
+# normal priority, and boosts nothing).  Either is a 500 ms stall.
+#
+# The holder is preempted only while the reader has no request (blk-mq
+# issues what a dispatch run picked when the run ends, and a request's
+# completion timer runs on the CPU that issued it: a preempted CPU 0
+# holding either stalls the reader under any scheduler).  The reader is
+# held to 300 I/Os a second, so that such moments come often.  Each
+# scheduler runs in its own phase, mq-deadline first: a reference that
+# stalls too fails the test (the scenario is broken, not split-deadline).
+# Each phase must see at least 6 busy loops, and in at least one the
+# holder ran, boosted.
+. "$(dirname "$0")/lib/lib.sh"
+
+grep -q PREEMPT_RT /proc/version ||
+	fail "sd-rt-inversion needs the PREEMPT_RT kernel; booted $(uname -r)"
+
+hog_ms=500
+# A hardware queue per CPU, so that CPU 1's requests are told apart;
+# completions from a timer, so that the FIFO reader sleeps between its
+# I/Os and leaves CPU 1 to the kernel's threads.
+nullb_load queue_mode=2 nr_devices=1 submit_queues=2 irqmode=2 \
+	completion_nsec=100000 gb=1
+run modprobe split-deadline
+
+# phase SCHED SYMBOL: the two readers for 12 s and the busy loops; sets
+# LAT_MAX and P999 (microseconds) of the FIFO reader, HOGS and BOOSTED.
+phase() {
+	local sched=$1 symbol=$2 bg
+	local par=/sys/module/blkfast_hog/parameters
+	echo "$sched" >/sys/block/nullb0/queue/scheduler ||
+		fail "cannot select $sched"
+	run modprobe blkfast-hog symbol="$symbol" cpu=0 hog_ms=$hog_ms \
+		prio=40 quiet_disk=/dev/nullb0 quiet_hctx=1
+	fio --name=other --filename=/dev/nullb0 --direct=1 --ioengine=libaio \
+		--iodepth=8 --rw=randread --bs=4k --cpus_allowed=0 --time_based \
+		--runtime=13 >/tmp/fio-other.out 2>&1 &
+	bg=$!
+	chrt -f 50 fio --name=fifo --filename=/dev/nullb0 --direct=1 \
+		--ioengine=psync --rw=randread --bs=4k --cpus_allowed=1 \
+		--rate_iops=300 --time_based --runtime=12 \
+		--output-format=terse --terse-version=3 \
+		>/tmp/fio-fifo.out 2>&1 &
+	FIFO=$!
+	sleep 1
+	# Up to 10 busy loops, 200 ms apart (the module's gap_ms).
+	echo 10 >$par/arm
+	wait_ended $FIFO 60 "the FIFO reader"
+	expect_eq "$sched: FIFO reader's status" 0 "$RC"
+	wait_ended $bg 60 "the other reader"
+	expect_eq "$sched: other reader's status" 0 "$RC"
+	FIO_TERSE=$(grep '^3;' /tmp/fio-fifo.out | tail -n 1 || true)
+	expect_eq "$sched: FIFO reader's error" 0 "$(fio_field 5)"
+	# Fields 39 and 32: read latency max and clat's 99.9th percentile.
+	LAT_MAX=$(fio_field 39 | cut -d. -f1)
+	expect_num "$sched: FIFO reader's latency max" "$LAT_MAX"
+	P999=$(fio_field 32 | sed 's/.*=//')
+	expect_num "$sched: FIFO reader's p99.9" "$P999"
+	HOGS=$(cat $par/hogs) BOOSTED=$(cat $par/boosted)
+	note "$sched: $(cat $par/fired) fired, $HOGS busy loops," \
+		"$BOOSTED with the holder boosted;" \
+		"FIFO reader p99.9 $P999 us, max $LAT_MAX us"
+	run rmmod blkfast-hog
+}
+
+# check WHAT: the phase's outcome, then how it came about.
+check() {
+	expect_ge "$1: busy loops run" 6 "$HOGS"
+	expect_le "$1: worst FIFO latency, us" $((hog_ms * 1000 / 4)) "$LAT_MAX"
+	expect_ge "$1: busy loops the boosted holder ran in" 1 "$BOOSTED"
+}
+
+phase mq-deadline __dd_dispatch_request
+check "mq-deadline (reference)"
+phase split-deadline sd_dispatch_prio
+check split-deadline
+echo none >/sys/block/nullb0/queue/scheduler
+run rmmod split-deadline
+echo "PASS"
