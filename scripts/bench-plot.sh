@@ -9,6 +9,9 @@
 set -euo pipefail
 title=${1:-benchmark} ylabel=${2:-value}
 awk -v title="$title" -v ylabel="$ylabel" '
+# Numbers from the start: an unset ng is "" as a subscript, not 0, and
+# the first group and series would be stored where no bar looks.
+BEGIN { ng = 0; ns = 0 }
 NF >= 3 {
 	g = $1; s = $2; v = $3 + 0
 	if (!(g in gi)) { gi[g] = ng; gname[ng++] = g }

@@ -241,6 +241,20 @@ plot_sched() {
 		echo "$g $s $(median_of "$vals")"
 	done | sort -t' ' -k1,1n -s
 }
+# The scaling model, from the boot with the fewest vCPUs (no more than
+# the host's CPUs: its 1-job runs and hold meter are uncontended), checked
+# against every scheduler boot.
+model_logs=()
+for log in $(printf '%s\n' "$out"/sched-*cpu.log | sort -V); do
+	[ -f "$log" ] && model_logs+=("$log")
+done
+rm -f "$out/sched-model.md" "$out/sched-model.svg"
+if [ ${#model_logs[@]} -gt 0 ]; then
+	"$here/sched-model.sh" "${model_logs[@]}" --plot "$out/sched-model.svg" \
+		>"$out/sched-model.md" 2>"$out/sched-model.err" ||
+		printf '### Scaling model\n\n**No results:** %s\n' \
+			"$(tail -n 1 "$out/sched-model.err")" >"$out/sched-model.md"
+fi
 for md in "$out"/sched-*cpu.md; do
 	[ -f "$md" ] || continue
 	c=$(basename "$md" .md)
@@ -312,6 +326,12 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 		svg=$(basename "$md" .md).svg
 		[ -f "$out/$svg" ] && printf '\n![%s](%s)\n' "$svg" "$svg"
 	done
+	if [ -f "$out/sched-model.md" ]; then
+		echo
+		cat "$out/sched-model.md"
+		[ -f "$out/sched-model.svg" ] &&
+			printf '\n![sched-model](sched-model.svg)\n'
+	fi
 	if [ $nsched = 0 ] && ! want sched; then
 		echo
 		echo "Not run (--only=$only)."

@@ -4,19 +4,33 @@
 # Guest half of scripts/bench-pdm-ab.sh: builds of pdm compared in one
 # boot.  Each build (/blkfast/extra/NAME/pdm.ko and its pdmsetup) is
 # loaded in turn, the order rotated per repeat, with a linear table over
-# nullb0; each of its runs (4k randread QD32 batched, polled, 1 job pinned
-# to vCPU 1), tracked and direct, is paired with a run of the floor
-# (blkfast-remap over nullb1, an identical device) just before it.  The
-# host of an emulated guest slows down and speeds up for many seconds at
-# a time; a pair's two runs share that state, so the ratio of a pair is
+# nullb0; each of its runs (by default 4k randread QD32 batched, polled,
+# 1 job pinned to vCPU 1), tracked and direct, is paired with a run of the
+# floor (blkfast-remap over nullb1, an identical device) just before it.
+# The host of an emulated guest slows down and speeds up for many seconds
+# at a time; a pair's two runs share that state, so the ratio of a pair is
 # steadier than the ratio of two medians.  Prints each build's median
 # pdm/floor ratio and its quartiles.
 #
-# Arguments (KEY=VALUE): reps=10 secs=1.5.
+# Arguments (KEY=VALUE): reps=10 secs=1.5 qd=32 jobs=1 (2 jobs: one per
+# vCPU) hipri=1 (0: interrupt-driven) iostats=1 (pdm's queue/iostats)
+# irqmode=2 (null_blk's: 2 a timer, 1 a softirq; polled I/O is reaped by
+# polling either way).
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
-REPS=10 SECS=1.5
-bench_args "$@"
+REPS=10 SECS=1.5 QD=32 JOBS=1 HIPRI=1 IOSTATS=1 IRQMODE=2
+for a in "$@"; do
+	case $a in
+	reps=*) REPS=${a#*=} ;;
+	secs=*) SECS=${a#*=} ;;
+	qd=*) QD=${a#*=} ;;
+	jobs=*) JOBS=${a#*=} ;;
+	hipri=*) HIPRI=${a#*=} ;;
+	iostats=*) IOSTATS=${a#*=} ;;
+	irqmode=*) IRQMODE=${a#*=} ;;
+	*) fail "unknown argument '$a'" ;;
+	esac
+done
 
 extra=/blkfast/extra
 builds=()
@@ -25,13 +39,19 @@ for b in "$extra"/*/; do
 done
 [ ${#builds[@]} -gt 0 ] || fail "no builds in $extra (scripts/bench-pdm-ab.sh)"
 nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
-	irqmode=2 completion_nsec=0 hw_queue_depth=256 gb=4
+	irqmode="$IRQMODE" completion_nsec=0 hw_queue_depth=256 gb=4
 run modprobe blkfast-remap lower=/dev/nullb1
 wait_for_block bfremap0
 sz=$(cat /sys/block/nullb0/size)
-fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread --iodepth=32
-	  --iodepth_batch_submit=16 --iodepth_batch_complete=16 --hipri=1
-	  --cpus_allowed=1 --runtime="$SECS" --time_based --ramp_time=0.5)
+cpus=1
+[ "$JOBS" = 1 ] || cpus=0-$((JOBS - 1))
+batch=$((QD / 2))
+[ $batch -ge 1 ] || batch=1
+fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread
+	  --iodepth="$QD" --iodepth_batch_submit="$batch"
+	  --iodepth_batch_complete="$batch" --hipri="$HIPRI" --numjobs="$JOBS"
+	  --cpus_allowed="$cpus" --cpus_allowed_policy=split
+	  --runtime="$SECS" --time_based --ramp_time=0.5)
 
 for rep in $(seq "$REPS"); do
 	for k in $(bench_rotate "${#builds[@]}" "$rep"); do
@@ -43,6 +63,7 @@ for rep in $(seq "$REPS"); do
 		[ $((rep % 2)) = 1 ] || modes="direct tracked"
 		for m in $modes; do
 			echo "$m" >/sys/block/pdm0/pdm/poll_mode
+			echo "$IOSTATS" >/sys/block/pdm0/queue/iostats
 			bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
 			f=$(fio_field 8)
 			bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
@@ -55,7 +76,9 @@ for rep in $(seq "$REPS"); do
 done
 
 echo
-echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD32 batched, polled, $REPS x ${SECS}s"
+polled=polled
+[ "$HIPRI" = 1 ] || polled="interrupts (null_blk irqmode=$IRQMODE)"
+echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD$QD x $JOBS job(s), batches of $batch, $polled, pdm iostats=$IOSTATS, $REPS x ${SECS}s"
 echo
 echo "Each run of a build paired with a floor run (bfremap0) just before it."
 echo

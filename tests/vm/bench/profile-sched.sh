@@ -54,23 +54,8 @@ for s in "${scheds[@]}"; do
 	wait $fio || fail "fio failed on $s"
 	ios=$((r1 - r0))
 	echo "### $s: $JOBS jobs on $ncpu vCPUs, $ios reads in ${SECS}s"
-	echo "CPU us/IO  symbol"
-	# Idle time (halt) is listed apart: under oversubscription the
-	# guest's vCPUs wait for the host there.
-	perf report -q -i /tmp/perf.data --stdio --sort sym -n 2>/dev/null |
-		awk -v n="$ios" -v top="$TOP" '$3 ~ /^\[/ {
-			sub(/^ *[0-9.]+% +/, ""); c = $1; $1 = $2 = ""
-			sub(/^ +/, ""); us = c * 1000 / n; all += us
-			if ($0 ~ /safe_halt|default_idle|cpu_idle|do_idle/) {
-				idle += us; next
-			}
-			busy += us
-			if ($0 ~ /^(sd_|dd_|__dd_|bf_|elv_|blk_mq_sched|native_queued_spin_lock_slowpath)/)
-				sched += us
-			if (++k <= top) printf "%9.2f  %s\n", us, $0
-		}
-		END { printf "%9.2f  (busy: all but idle)\n", busy
-			printf "%9.2f  (of which scheduler and lock slow path)\n", sched
-			printf "%9.2f  (idle)\n", idle }'
+	perf_per_io /tmp/perf.data "$ios" "$TOP" \
+		'^(sd_|dd_|__dd_|bf_|elv_|blk_mq_sched|native_queued_spin_lock_slowpath)' \
+		"scheduler and lock slow path"
 done
 echo "PASS"

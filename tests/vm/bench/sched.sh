@@ -230,6 +230,56 @@ if [ -z "$meter_skipped" ]; then
 	done
 	rmmod blkfast-lockstat
 fi
+# Hold meter (tests/modules/blkfast-lockhold.c): one more 1-job run per
+# scheduler, pinned to vCPU 1, while a sampler on vCPU 0 reads the lock
+# words of the locks the contention meter saw contended (split-deadline's
+# dispatch lock in any case): the fraction of time each is held, over the
+# I/Os per second, is its hold time per I/O, the scaling model's input
+# (scripts/sched-model.sh).  Nothing runs in the I/O path, but the
+# sampler takes a vCPU, so these runs stay out of the IOPS columns too.
+HOLD=/sys/module/blkfast_lockhold/parameters
+hold_skipped=
+if [ "$ncpu" -lt 2 ]; then
+	hold_skipped="one vCPU: no CPU for the sampler"
+elif ! why=$(modprobe blkfast-lockhold dev="/dev/$dev" cpu=0 2>&1); then
+	hold_skipped=${why:-modprobe blkfast-lockhold failed}
+	hold_skipped=${hold_skipped//$'\n'/; }
+fi
+if [ -z "$hold_skipped" ]; then
+	for s in "${scheds[@]}"; do
+		locks=$(for j in $jobs_list; do echo "${meter[$j,$s]:-}"; done |
+			awk 'NF { print $1 }')
+		[ "$s" != split-deadline ] || locks="dispatch_lock $locks"
+		locks=$(echo "$locks" | tr ' ' '\n' | awk 'NF && !seen[$1]++' |
+			paste -sd, -)
+		[ -n "$locks" ] || continue
+		set_sched "$dev" "$s"
+		fio --name=hold --filename="/dev/$dev" --ioengine=io_uring \
+			--direct=1 --bs=4k --rw=randread --numjobs=1 \
+			--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
+			--iodepth_batch_complete_min="$BATCH" \
+			--iodepth_batch_complete_max="$BATCH" --cpus_allowed=1 \
+			--runtime=$((SECS + 3)) --time_based >/tmp/fio-hold.out 2>&1 &
+		pid=$!
+		sleep 1
+		sample
+		r0=$READS
+		echo "$locks" >$HOLD/start
+		sleep "$SECS"
+		echo 1 >$HOLD/stop
+		sample
+		wait $pid || fail "fio (hold meter) failed on $s: $(cat /tmp/fio-hold.out)"
+		# "hold: sched=S ios=N samples=M ns=T" then one line per lock.
+		awk -v s="$s" -v n=$((READS - r0)) '$1 == "samples" {
+			printf "hold: sched=%s ios=%s samples=%s ns=%s\n", s, n, $2, $4
+			next }
+			{ printf "hold: sched=%s lock=%s held=%s holds=%s p25=%s p50=%s p75=%s\n",
+				s, $1, $2, $3, $4, $5, $6 }' $HOLD/stats
+	done
+	rmmod blkfast-lockhold
+else
+	echo "hold: skipped: $hold_skipped"
+fi
 # meter_side J S SIDE: slow-path entries per I/O of SIDE, all locks.
 meter_side() {
 	echo "${meter[$1,$2]:-}" | awk -v side="$3" '$2 == side { e += $3 }

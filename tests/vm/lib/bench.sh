@@ -120,3 +120,27 @@ bench_rotate() {
 		echo $(((k + rep - 1) % n))
 	done
 }
+
+# perf_per_io DATA IOS TOP REGEX WHAT: the top TOP symbols of a `perf
+# record -a -e cpu-clock -F 1000` profile in CPU microseconds per I/O (one
+# sample is 1 ms of one CPU), then the busy total and the subtotal of the
+# symbols REGEX matches (named WHAT).  Idle time (halt) is listed apart:
+# under oversubscription the guest's vCPUs wait for the host there.
+perf_per_io() {
+	echo "CPU us/IO  symbol"
+	perf report -q -i "$1" --stdio --sort sym -n 2>/dev/null |
+		awk -v n="$2" -v top="$3" -v re="$4" -v what="$5" '$3 ~ /^\[/ {
+			sub(/^ *[0-9.]+% +/, ""); c = $1; $1 = $2 = ""
+			sub(/^ +/, ""); us = c * 1000 / n
+			if ($0 ~ /safe_halt|default_idle|cpu_idle|do_idle/) {
+				idle += us; next
+			}
+			busy += us
+			if ($0 ~ re)
+				sub_us += us
+			if (++k <= top) printf "%9.2f  %s\n", us, $0
+		}
+		END { printf "%9.2f  (busy: all but idle)\n", busy
+			printf "%9.2f  (of which %s)\n", sub_us, what
+			printf "%9.2f  (idle)\n", idle }'
+}

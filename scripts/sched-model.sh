@@ -1,0 +1,229 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The scheduler benchmark's scaling model: where split-deadline,
+# mq-deadline and the one-lock floor (bf-fifo-global) would saturate on
+# many CPUs, from what a boot with no more vCPUs than host CPUs measures
+# without contention.  A model, not a measurement.
+#
+#   scripts/sched-model.sh LOG[@P] [CHECK-LOG[@P]...] [--plot SVG]
+#
+# LOG is a scheduler boot's log (build/bench/sched-NCPUcpu.log) with its
+# "run:" lines and the hold meter's "hold:" lines (tests/vm/bench/sched.sh,
+# tests/modules/blkfast-lockhold.c); @P says the boot's host had P CPUs
+# (default: this machine's).  Per scheduler it takes:
+#   D  the time one job spends per I/O at 1 job: none's (1 / its median
+#      IOPS) over the scheduler's median ratio to none, repeat by repeat
+#      (the emulated host speeds up and slows down for longer than a
+#      repeat, so ratios within one are steadier than medians);
+#   U  the fraction of time its elevator's spinlocks are held while one
+#      job runs, sampled from a vCPU of its own: h = U * D per I/O, and a
+#      ratio like U does not depend on how fast the host ran then;
+#      D - h runs in parallel.
+# N jobs on P CPUs are a closed queueing network solved by exact mean
+# value analysis: min(N, P) jobs (a spinning waiter keeps its CPU, so no
+# more than P are ever in the race for the lock) cycling between a CPU
+# each (a delay, D - h) and one lock (a FCFS server, h).  A lock held h
+# per I/O caps the queue at 1/h however many CPUs submit; where N / D
+# meets 1 / h, at D/h CPUs, the scheduler saturates.
+#
+# Checked against a boot's measured points as ratios to none, repeat by
+# repeat, the parallel part scaled by what that boot's `none` (no
+# elevator, no lock) lost against linear scaling at the same job count:
+# the emulator's and blk-mq's own cost of more jobs, which no elevator's
+# lock explains.  The table of 1-64 CPUs assumes none scales linearly.
+#
+# What it leaves out, so where it is wrong by construction: the cost of
+# contention itself (cache lines of the lock and of the data it guards
+# moving between CPUs, which lengthens h as CPUs are added: the anchor's
+# spinlock slow path at 70% of a 16-core profile), the staging lists'
+# atomic operations (one cache-line transfer each on a real machine) and,
+# in an oversubscribed guest, a lock holder whose vCPU the host preempts.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+plot='' logs=() cpus_of=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--plot) plot=$2; shift 2 ;;
+	-*) echo "sched-model.sh: unknown option $1" >&2; exit 2 ;;
+	*@*) logs+=("${1%@*}"); cpus_of+=("${1##*@}"); shift ;;
+	*) logs+=("$1"); cpus_of+=(''); shift ;;
+	esac
+done
+[ ${#logs[@]} -ge 1 ] || { sed -n '9,11p' "$0" >&2; exit 2; }
+log=${logs[0]}
+hostcpus=${BENCH_HOST_CPUS:-$(nproc)}
+
+# The guest's vCPUs in a boot's log ("guest: N vCPUs, ...").
+vcpus() {
+	grep -ao 'guest: [0-9]* vCPUs' "$1" | head -n 1 | tr -dc '0-9'
+}
+p0=$(vcpus "$log")
+[ -n "$p0" ] || { echo "sched-model.sh: $log: no 'guest:' line" >&2; exit 1; }
+grep -q '^hold: sched=.* lock=' "$log" || {
+	why=$(sed -n 's/^hold: skipped: //p' "$log" | head -n 1)
+	echo "sched-model.sh: $log has no hold meter lines${why:+ ($why)}" >&2
+	exit 1
+}
+
+# model PROGRAM: awk over all the logs (LOG first), then PROGRAM in its
+# END.  Defines order[1..nsched] (schedulers with a hold time), D[s] and
+# H[s] (us per I/O), Q[s] (the locks' holds per I/O and quartiles),
+# med(s, j, li) (median IOPS of s at j jobs in log li), has(li, j), and
+# mva(s, n, p, li) (predicted IOPS of s, n jobs, p CPUs, the parallel
+# part scaled by log li's none at n jobs; li = 0: none scales linearly).
+model() {
+	awk -v hostcpus="$hostcpus" "
+	function median(list,   n, a, i, j, t) {
+		n = split(list, a, \" \")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		if (!n) return 0
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function kv(line, key,   i, n, w, f) {
+		n = split(line, w, \" \")
+		for (i = 1; i <= n; i++) {
+			split(w[i], f, \"=\")
+			if (f[1] == key) return f[2]
+		}
+		return \"\"
+	}
+	function med(s, j, li) { return median(iops[li, s, j]) }
+	# The median of s's IOPS over none's, repeat by repeat.
+	function rmed(s, j, li,   n, a, b, i, r) {
+		n = split(iops[li, s, j], a, \" \"); split(iops[li, \"none\", j], b, \" \")
+		r = \"\"
+		for (i = 1; i <= n; i++) if (b[i]) r = r \" \" a[i] / b[i]
+		return median(r)
+	}
+	function has(li, j) { return (li, j) in jl }
+	# none's loss against linear scaling at n jobs in log li (1: none).
+	function kscale(n, p, li,   c) {
+		c = n < p ? n : p
+		if (li && med(\"none\", 1, li) && med(\"none\", n, li))
+			return med(\"none\", 1, li) * c / med(\"none\", n, li)
+		return 1
+	}
+	# none as the model sees it: min(n, p) jobs, no lock.
+	function none_x(n, p, li) {
+		return (n < p ? n : p) / (Dnone / 1e6 * kscale(n, p, li))
+	}
+	function mva(s, n, p, li,   c, k, Z, h, ql, i, rl, x) {
+		c = n < p ? n : p
+		k = kscale(n, p, li)
+		h = H[s] / 1e6; Z = (D[s] / 1e6 - h) * k
+		ql = 0
+		for (i = 1; i <= c; i++) {
+			rl = h * (1 + ql)
+			x = i / (rl + Z)
+			ql = x * rl
+		}
+		return x
+	}
+	FNR == 1 { logi++ }
+	/^run: jobs=/ {
+		s = kv(\$0, \"sched\"); j = kv(\$0, \"jobs\")
+		iops[logi, s, j] = iops[logi, s, j] \" \" kv(\$0, \"iops\")
+		jl[logi, j] = 1
+	}
+	logi == 1 && /^hold: sched=/ && !/ lock=/ {
+		s = kv(\$0, \"sched\"); IOS[s] = kv(\$0, \"ios\")
+		SAMP[s] = kv(\$0, \"samples\")
+	}
+	logi == 1 && /^hold: sched=.* lock=/ {
+		s = kv(\$0, \"sched\")
+		if (!IOS[s] || !SAMP[s]) next
+		U[s] += kv(\$0, \"held\") / SAMP[s]
+		Q[s] = Q[s] (Q[s] == \"\" ? \"\" : \"; \") \\
+			sprintf(\"%s %.2f/IO, %s-%s-%s ns\", kv(\$0, \"lock\"),
+				kv(\$0, \"holds\") / IOS[s], kv(\$0, \"p25\"),
+				kv(\$0, \"p50\"), kv(\$0, \"p75\"))
+		if (!(s in seen)) { seen[s] = 1; order[++nsched] = s }
+	}
+	END {
+		if (!med(\"none\", 1, 1)) {
+			print \"sched-model.sh: no 1-job runs of none\" > \"/dev/stderr\"
+			exit 1
+		}
+		Dnone = 1e6 / med(\"none\", 1, 1)
+		for (i = 1; i <= nsched; i++) {
+			s = order[i]
+			if (!rmed(s, 1, 1)) {
+				print \"sched-model.sh: no 1-job runs of \" s > \"/dev/stderr\"
+				exit 1
+			}
+			D[s] = 1e6 / med(\"none\", 1, 1) / rmed(s, 1, 1)
+			H[s] = U[s] * D[s]
+		}
+		$1
+	}" "${logs[@]}"
+}
+
+echo "### Scaling model (a model, not a measurement)"
+echo
+echo "From the ${p0}-vCPU boot: per scheduler, D = 1 / (1-job IOPS), the"
+echo "time one job spends per I/O, and h, the time per I/O its spinlocks"
+echo "are held (sampled by blkfast-lockhold from a vCPU of its own: the"
+echo "fraction of time held over the I/Os per second).  Exact mean value"
+echo "analysis of min(N, P) jobs cycling between a CPU each (D - h) and"
+echo "one lock (h); see scripts/sched-model.sh.  It leaves out what"
+echo "contention itself costs (cache-line transfers lengthening h, the"
+echo "staging lists' atomics) and lock holders preempted by the host."
+echo
+echo "| scheduler | D, us/IO | h, us/IO | holds per I/O, hold quartiles | ceiling 1/h, IOPS | saturates at D/h CPUs |"
+echo "|---|---:|---:|---|---:|---:|"
+model 'for (i = 1; i <= nsched; i++) { s = order[i]
+	printf "| %s | %.2f | %.3f | %s | %.0f | %.1f |\n", s, D[s], H[s],
+		Q[s], 1e6 / H[s], D[s] / H[s] }'
+echo
+echo "Predicted IOPS with one job per CPU (none assumed to scale linearly):"
+echo
+model 'printf "| CPUs |"; for (i = 1; i <= nsched; i++) printf " %s |", order[i]
+	printf " split-deadline / mq-deadline |\n|---:|"
+	for (i = 1; i <= nsched; i++) printf "---:|"; print "---:|"
+	both = ("split-deadline" in D) && ("mq-deadline" in D)
+	for (n = 1; n <= 64; n *= 2) { printf "| %d |", n
+		for (i = 1; i <= nsched; i++) printf " %.0f |", mva(order[i], n, n, 0)
+		if (both)
+			printf " %.2f |\n", mva("split-deadline", n, n, 0) / mva("mq-deadline", n, n, 0)
+		else print " - |" }'
+echo
+echo "The anchor (a real 16-core machine, issue 33): split-deadline /"
+echo "mq-deadline 1.63x at 16 CPUs, with mq-deadline's spinlock slow path"
+echo "at over 70% of its profile."
+echo
+echo "### The model against measured points"
+echo
+echo "Each boot's IOPS per job count as a ratio to none's in the same"
+echo "repeat (median of the repeats) against the model's prediction for"
+echo "that many jobs on P CPUs: the boot's vCPUs, or its host's CPUs when"
+echo "it had fewer (oversubscribed); the parallel part scaled by that boot's"
+echo "none at that job count."
+echo
+echo "| boot | P | jobs | scheduler | median IOPS | measured / none | predicted / none | error |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|"
+li=0
+for l in "${logs[@]}"; do
+	li=$((li + 1))
+	v=$(vcpus "$l")
+	[ -n "$v" ] || { echo "sched-model.sh: $l: no 'guest:' line" >&2; exit 1; }
+	p=${cpus_of[$((li - 1))]:-$hostcpus}
+	[ "$v" -le "$p" ] && p=$v
+	model "for (i = 1; i <= nsched; i++) { s = order[i]
+		for (j = 1; j <= 256; j++) {
+			if (!has($li, j) || !(m = rmed(s, j, $li))) continue
+			x = mva(s, j, $p, $li) / none_x(j, $p, $li)
+			printf \"| %s | %d | %d | %s | %.0f | %.3f | %.3f | %+.0f%% |\\n\",
+				\"$(basename "$l" .log)\", $p, j, s, med(s, j, $li), m, x,
+				(x - m) * 100 / m } }"
+done
+if [ -n "$plot" ]; then
+	model 'for (n = 1; n <= 64; n *= 2) for (i = 1; i <= nsched; i++)
+		printf "%dCPUs %s %.0f\n", n, order[i], mva(order[i], n, n, 0)' |
+		"$here/bench-plot.sh" "Scaling model (not a measurement): one job per CPU" \
+		"predicted IOPS" >"$plot"
+fi
