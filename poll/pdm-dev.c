@@ -241,9 +241,13 @@ static int pdm_dev_alloc_io(struct pdm_dev *pd)
 	 * them off the list and issues them, as bio_alloc_bioset() explains,
 	 * so a blocking pass always makes progress.  (A NOWAIT pass never waits
 	 * for the pool: it fails with EAGAIN instead, see pdm-io.c.)
+	 *
+	 * Clones of polled top bios (REQ_ALLOC_CACHE) come from a per-CPU
+	 * cache, as dm's do for tables that poll: no mempool or slab on the
+	 * polled fast path.
 	 */
 	if (bioset_init(&pd->bs, BIO_POOL_SIZE, PDM_FRONT_PAD,
-			BIOSET_NEED_RESCUER))
+			BIOSET_NEED_RESCUER | BIOSET_PERCPU_CACHE))
 		return -ENOMEM;
 	if (mempool_init_slab_pool(&pd->remap_pool, BIO_POOL_SIZE,
 				   pdm_remap_cache))

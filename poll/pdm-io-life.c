@@ -10,11 +10,15 @@
  * polled top bio, once all its clones are issued, is published and
  * completes only in task context, where its REQ_ALLOC_CACHE bio may be
  * freed: when its last clone is completed by a poll (which runs in a
- * poller's task), or else at its next poll_bio.  A poll_bio walking a
- * bio's clones holds a reference on its pdm_io, so the clones it hands to
- * bio_poll() are never freed under it.  Ending an io may also send its top
- * bio round again instead (pdm_io_complete()): the data of a PREFLUSH+data
- * bio after its flushes, or a published bio whose clones met EAGAIN.
+ * poller's task), or else at its next poll_bio.  Its clones inherit the
+ * REQ_ALLOC_CACHE and so come from pd->bs's per-CPU cache, and go back
+ * there from the same task context (a lower queue that completes a clone
+ * from an interrupt has taken it unpolled, which cleared the flag: see
+ * bio_clear_polled()).  A poll_bio walking a bio's clones holds a
+ * reference on its pdm_io, so the clones it hands to bio_poll() are never
+ * freed under it.  Ending an io may also send its top bio round again
+ * instead (pdm_io_complete()): the data of a PREFLUSH+data bio after its
+ * flushes, or a published bio whose clones met EAGAIN.
  */
 #include <linux/blkdev.h>
 #include <linux/ktime.h>

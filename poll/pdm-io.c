@@ -34,6 +34,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/bvec.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/io.h>
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
@@ -265,8 +266,9 @@ static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
 	u32 leg;
 	int ret;
 
-	ret = seg->type->locate(seg, sector - seg->start, &leg, &leg_sector,
-				&left);
+	ret = INDIRECT_CALL_2(seg->type->locate, pdm_linear_locate,
+			      pdm_striped_locate, seg, sector - seg->start,
+			      &leg, &leg_sector, &left);
 	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
 	if (unlikely(ret))
 		return errno_to_blk_status(ret);

@@ -18,8 +18,8 @@ static u64 pdm_linear_leg_len(const struct pdm_seg_spec *seg)
 	return seg->len;
 }
 
-static int pdm_linear_locate(const struct pdm_seg_spec *seg, u64 off,
-			     u32 *leg, u64 *leg_sector, u64 *left)
+int pdm_linear_locate(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
+		      u64 *leg_sector, u64 *left)
 {
 	*leg = 0;
 	*leg_sector = off;

@@ -72,8 +72,8 @@ static u64 pdm_striped_leg_len(const struct pdm_seg_spec *seg)
 	return pdm_stripe_leg_len(&g, seg->len);
 }
 
-static int pdm_striped_locate(const struct pdm_seg_spec *seg, u64 off,
-			      u32 *leg, u64 *leg_sector, u64 *left)
+int pdm_striped_locate(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
+		       u64 *leg_sector, u64 *left)
 {
 	struct pdm_stripe_geom g = pdm_striped_geom(seg);
 	struct pdm_stripe_pos pos;

@@ -49,6 +49,15 @@ extern const struct pdm_target_type pdm_linear_target;
 extern const struct pdm_target_type pdm_striped_target;
 extern const struct pdm_target_type pdm_error_target;
 
+/*
+ * The locate operations of the targets that carry I/O, named for the I/O
+ * path's INDIRECT_CALL_2(): a direct call where a retpoline would be.
+ */
+int pdm_linear_locate(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
+		      u64 *leg_sector, u64 *left);
+int pdm_striped_locate(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
+		       u64 *leg_sector, u64 *left);
+
 /* For targets' @parse (pdm-table.c): the next number, and an error. */
 int pdm_parse_number(struct pdm_parser *p, const char *what, u64 max,
 		     u64 *val);
