@@ -40,7 +40,7 @@ module_param(dev, charp, 0444);
 MODULE_PARM_DESC(dev, "The disk whose elevator's locks are sampled");
 
 static unsigned int cpu;
-module_param(cpu, uint, 0644);
+module_param(cpu, uint, 0444);
 MODULE_PARM_DESC(cpu, "The CPU the sampler runs on (keep I/O off it)");
 
 #define LH_LOCKS	4
