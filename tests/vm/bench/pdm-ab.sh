@@ -38,20 +38,10 @@ for b in "$extra"/*/; do
 	[ -f "$b/pdm.ko" ] && builds+=("$(basename "$b")")
 done
 [ ${#builds[@]} -gt 0 ] || fail "no builds in $extra (scripts/bench-pdm-ab.sh)"
-nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
-	irqmode="$IRQMODE" completion_nsec=0 hw_queue_depth=256 gb=4
-run modprobe blkfast-remap lower=/dev/nullb1
-wait_for_block bfremap0
+pdm_ab_devices "$IRQMODE"
 sz=$(cat /sys/block/nullb0/size)
-cpus=1
-[ "$JOBS" = 1 ] || cpus=0-$((JOBS - 1))
-batch=$((QD / 2))
-[ $batch -ge 1 ] || batch=1
-fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread
-	  --iodepth="$QD" --iodepth_batch_submit="$batch"
-	  --iodepth_batch_complete="$batch" --hipri="$HIPRI" --numjobs="$JOBS"
-	  --cpus_allowed="$cpus" --cpus_allowed_policy=split
-	  --runtime="$SECS" --time_based --ramp_time=0.5)
+pdm_ab_job "$QD" "$JOBS" "$HIPRI"
+fio_args=("${PDM_AB_FIO[@]}" --runtime="$SECS" --time_based --ramp_time=0.5)
 
 for rep in $(seq "$REPS"); do
 	for k in $(bench_rotate "${#builds[@]}" "$rep"); do
@@ -78,7 +68,7 @@ done
 echo
 polled=polled
 [ "$HIPRI" = 1 ] || polled="interrupts (null_blk irqmode=$IRQMODE)"
-echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD$QD x $JOBS job(s), batches of $batch, $polled, pdm iostats=$IOSTATS, $REPS x ${SECS}s"
+echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD$QD x $JOBS job(s), batches of $PDM_AB_BATCH, $polled, pdm iostats=$IOSTATS, $REPS x ${SECS}s"
 echo
 echo "Each run of a build paired with a floor run (bfremap0) just before it."
 echo

@@ -5,8 +5,9 @@
 # with perf copied in, e.g.
 #   BLKFAST_VM_PROGS=/usr/bin/perf BLKFAST_KO_DIR=$PWD \
 #     scripts/vm.sh -c 2 -p -m 2048 tests/vm/bench/profile-pdm.sh
-# The workload of scripts/bench-pdm-ab.sh (fio io_uring 4k randread QD32,
-# batches of 16, polled, 1 job pinned to vCPU 1) on the floor
+# The default workload of scripts/bench-pdm-ab.sh (pdm_ab_job in
+# lib/bench.sh: fio io_uring 4k randread QD32, batches of 16, polled, 1
+# job pinned to vCPU 1) on the floor
 # (blkfast-remap over nullb1) and on pdm over nullb0 in each poll mode,
 # while `perf record -a -e cpu-clock -F 1000` samples every CPU for secs
 # seconds.  Each prints its top symbols in CPU microseconds per I/O and a
@@ -32,11 +33,9 @@ done
 command -v perf >/dev/null ||
 	fail "no perf in the guest (BLKFAST_VM_PROGS=/usr/bin/perf)"
 sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
-nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
-	irqmode=2 completion_nsec=0 hw_queue_depth=256 gb=4
-run modprobe blkfast-remap lower=/dev/nullb1
+pdm_ab_devices 2
 run modprobe pdm
-wait_for_block bfremap0
+pdm_ab_job 32 1 "$HIPRI"
 sz=$(cat /sys/block/nullb0/size)
 run pdmsetup create prof --table "0 $sz linear /dev/nullb0 0"
 echo "$IOSTATS" >/sys/block/pdm0/queue/iostats
@@ -44,11 +43,8 @@ echo "$IOSTATS" >/sys/block/pdm0/queue/iostats
 # profile NAME DEV LOWER: one profiled run on DEV, I/Os counted at LOWER.
 profile() {
 	local fio
-	fio --name=profile --filename="/dev/$2" --ioengine=io_uring \
-		--direct=1 --bs=4k --rw=randread --iodepth=32 \
-		--iodepth_batch_submit=16 --iodepth_batch_complete=16 \
-		--hipri="$HIPRI" --cpus_allowed=1 --runtime=$((SECS + 2)) \
-		--time_based >/dev/null 2>&1 &
+	fio --name=profile --filename="/dev/$2" "${PDM_AB_FIO[@]}" \
+		--runtime=$((SECS + 2)) --time_based >/dev/null 2>&1 &
 	fio=$!
 	sleep 1
 	read -r r0 _ </sys/block/"$3"/stat

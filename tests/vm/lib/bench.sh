@@ -144,3 +144,30 @@ perf_per_io() {
 			printf "%9.2f  (of which %s)\n", sub_us, what
 			printf "%9.2f  (idle)\n", idle }'
 }
+
+# pdm_ab_devices IRQMODE: the devices of the pdm A/B (bench/pdm-ab.sh) and
+# its profile (bench/profile-pdm.sh): nullb0 for pdm and nullb1, the same,
+# under the floor bfremap0 (tests/modules/blkfast-remap.c); a submit and
+# a poll queue each, completions by null_blk's IRQMODE.
+pdm_ab_devices() {
+	nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
+		irqmode="$1" completion_nsec=0 hw_queue_depth=256 gb=4
+	run modprobe blkfast-remap lower=/dev/nullb1
+	wait_for_block bfremap0
+}
+
+# pdm_ab_job QD JOBS HIPRI: their fio job, less its file and runtime, in
+# PDM_AB_FIO: 4k random reads over io_uring at QD, in batches of QD/2, one
+# job pinned to vCPU 1 or JOBS jobs one per vCPU; the batch in PDM_AB_BATCH.
+pdm_ab_job() {
+	local cpus=1
+	[ "$2" = 1 ] || cpus=0-$(($2 - 1))
+	PDM_AB_BATCH=$(($1 / 2))
+	[ $PDM_AB_BATCH -ge 1 ] || PDM_AB_BATCH=1
+	# shellcheck disable=SC2034 # read by the guest scripts
+	PDM_AB_FIO=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread
+		--iodepth="$1" --iodepth_batch_submit="$PDM_AB_BATCH"
+		--iodepth_batch_complete="$PDM_AB_BATCH" --hipri="$3"
+		--numjobs="$2" --cpus_allowed="$cpus"
+		--cpus_allowed_policy=split)
+}
