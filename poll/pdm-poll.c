@@ -200,7 +200,7 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags)
 {
 	struct block_device *bdev = READ_ONCE(bio->bi_bdev);
-	unsigned int pending, polled = 0, skips = 0;
+	unsigned int pending, left, polled = 0, skips = 0;
 	int woke = 0;
 	struct pdm_clone *pc;
 	struct pdm_dev *pd;
@@ -263,8 +263,11 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		this_cpu_add(pd->stats->lower_polls, polled);
 	if (skips)
 		this_cpu_add(pd->stats->trylock_skips, skips);
-	pending -= pdm_pending(io);
-	ret = pending + pdm_io_unwalk(io);
+	left = pdm_pending(io);
+	/* Due and still pending: no sleep may outlast its completion. */
+	if (left && now && hybrid == PDM_HYBRID_SLEEP)
+		pdm_sleep_call_off(pd, iob, now);
+	ret = pending - left + pdm_io_unwalk(io);
 	/*
 	 * The first poll of a pass, io_do_iopoll()'s batch still empty: a
 	 * lower completion it reaped went either there or to a clone.

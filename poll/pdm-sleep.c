@@ -61,6 +61,7 @@ struct pdm_sleeper {
 	u64 wake_ns;			/* 0: sleep no more (a bio is due) */
 	u64 due_ns;			/* earliest expected completion */
 	bool probe;			/* a probe: the margin said gate */
+	bool called_off;		/* claimed by a due bio, uncounted */
 	struct task_struct *woken;	/* slept; its next poll_bio judges */
 	bool woken_probe;		/* ... and the sleep was a probe */
 } ____cacheline_aligned_in_smp;
@@ -117,56 +118,14 @@ static void pdm_sleep_work(struct callback_head *cb)
 	module_put(THIS_MODULE);
 }
 
-/**
- * pdm_sleep() - cover a bio that is not due yet with a sleep
- * @pd:  the bio's device, polled by current
- * @iob: poll_bio's completion batch
- * @now: ktime_get_ns(), read by the caller
- * @due: when the bio is expected to complete
- * @est: the completion time estimate @due came from
- *
- * A sleep already queued by current is moved earlier if the bio is due
- * sooner, or called off if it is due too soon to sleep at all.  "Due"
- * here is the expected completion, later than the gate's due time.
- *
- * Return: true if a sleep queued by current covers the bio; false if the
- * caller should gate, as hybrid "gate" does.
+/*
+ * Queue the sleep of a slot current has just claimed: 0 for @wake queues
+ * a work that only gives the slot back.  Returns whether a sleep was
+ * queued.
  */
-bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
-	       u64 due, u64 est)
+static bool pdm_sleep_queue(struct pdm_sleeper *s, struct pdm_dev *pd,
+			    u64 wake, u64 due, bool probe)
 {
-	struct pdm_sleeper *s = pdm_sleeper();
-	u64 late = READ_ONCE(pd->hybrid_wake_late_ns) +
-		   READ_ONCE(pd->hybrid_extra_ns);
-	u64 wake = pdm_sleep_until(now, due, late, est);
-	bool probe;
-
-	if (READ_ONCE(s->owner) == current) {
-		/* Queued earlier in this pass: not run before we return. */
-		if (due < s->due_ns)
-			s->due_ns = due;
-		if (!wake)
-			s->wake_ns = 0;
-		else if (wake < s->wake_ns)
-			s->wake_ns = wake;
-		return wake != 0;
-	}
-	if (!pdm_sleep_allowed(iob))
-		return false;
-	probe = !wake;
-	if (probe) {
-		/*
-		 * Gated for the lateness alone: once in a while sleep half
-		 * the wait anyway, to learn whether wake-ups are still late.
-		 */
-		if (due <= now + PDM_SLEEP_MIN_NS ||
-		    now - READ_ONCE(pd->hybrid_probe_ns) < PDM_SLEEP_PROBE_NS)
-			return false;
-		WRITE_ONCE(pd->hybrid_probe_ns, now);
-		wake = now + (due - now) / 2;
-	}
-	if (cmpxchg(&s->owner, NULL, current))
-		return false;
 	/*
 	 * The device list's reference cannot go while current polls one of
 	 * pd's bios: removal waits for them (pd->active) first.
@@ -187,7 +146,101 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 		smp_store_release(&s->owner, NULL);
 		return false;
 	}
-	return true;
+	return wake != 0;
+}
+
+/**
+ * pdm_sleep() - cover a bio that is not due yet with a sleep
+ * @pd:  the bio's device, polled by current
+ * @iob: poll_bio's completion batch
+ * @now: ktime_get_ns(), read by the caller
+ * @due: when the bio is expected to complete
+ * @est: the completion time estimate @due came from
+ *
+ * A sleep already queued by current is moved earlier if the bio is due
+ * sooner, or called off if it is due too soon to sleep at all.  "Due"
+ * here is the expected completion, later than the gate's due time.
+ *
+ * Return: true if a sleep queued by current covers the bio; false if the
+ * caller should gate, as hybrid "gate" does (also when a due bio called
+ * the pass's sleep off, see pdm_sleep_call_off()).
+ */
+bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
+	       u64 due, u64 est)
+{
+	struct pdm_sleeper *s = pdm_sleeper();
+	u64 late = READ_ONCE(pd->hybrid_wake_late_ns) +
+		   READ_ONCE(pd->hybrid_extra_ns);
+	u64 wake = pdm_sleep_until(now, due, late, est);
+	bool probe;
+
+	if (READ_ONCE(s->owner) == current) {
+		/*
+		 * Queued earlier in this pass: not run before we return.  A
+		 * wake_ns of 0 stays: the sleep was called off.
+		 */
+		if (due < s->due_ns)
+			s->due_ns = due;
+		if (wake && s->called_off) {
+			this_cpu_inc(pd->stats->hybrid_sleeps_called_off);
+			s->called_off = false;
+		}
+		if (!wake)
+			s->wake_ns = 0;
+		else if (wake < s->wake_ns)
+			s->wake_ns = wake;
+		return s->wake_ns != 0;
+	}
+	if (!pdm_sleep_allowed(iob))
+		return false;
+	probe = !wake;
+	if (probe) {
+		/*
+		 * Gated for the lateness alone: once in a while sleep half
+		 * the wait anyway, to learn whether wake-ups are still late.
+		 */
+		if (due <= now + PDM_SLEEP_MIN_NS ||
+		    now - READ_ONCE(pd->hybrid_probe_ns) < PDM_SLEEP_PROBE_NS)
+			return false;
+		WRITE_ONCE(pd->hybrid_probe_ns, now);
+		wake = now + (due - now) / 2;
+	}
+	if (cmpxchg(&s->owner, NULL, current))
+		return false;
+	s->called_off = false;
+	return pdm_sleep_queue(s, pd, wake, due, probe);
+}
+
+/**
+ * pdm_sleep_call_off() - no sleep for current after this poll pass
+ * @pd:  the device of a bio that was due, was polled and is still pending
+ * @iob: poll_bio's completion batch
+ * @now: ktime_get_ns(), read by the caller
+ *
+ * io_uring polls its oldest request first, so a due bio is usually seen
+ * before a younger one that is not due yet: without this, the younger
+ * bio's sleep, queued later in the same pass, would outlast the due
+ * bio's completion by the time between their issues.  A sleep already
+ * queued is called off; otherwise the slot is claimed with no wake-up
+ * time, so that a sleep asked for later in the pass is refused and the
+ * task work only gives the slot back.
+ */
+void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
+			u64 now)
+{
+	struct pdm_sleeper *s = pdm_sleeper();
+
+	if (READ_ONCE(s->owner) == current) {
+		if (s->wake_ns)
+			this_cpu_inc(pd->stats->hybrid_sleeps_called_off);
+		s->wake_ns = 0;
+		return;
+	}
+	if (pdm_sleep_allowed(iob) && !cmpxchg(&s->owner, NULL, current)) {
+		/* Counted if a younger bio asks for a sleep (pdm_sleep()). */
+		s->called_off = true;
+		pdm_sleep_queue(s, pd, 0, now, false);
+	}
 }
 
 /**

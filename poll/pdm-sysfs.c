@@ -80,6 +80,7 @@ PDM_STAT_ATTR(hybrid_sleeps);
 PDM_STAT_ATTR(hybrid_slept_ns);
 PDM_STAT_ATTR(hybrid_late_wakeups);
 PDM_STAT_ATTR(hybrid_sleeps_interrupted);
+PDM_STAT_ATTR(hybrid_sleeps_called_off);
 PDM_STAT_ATTR(hybrid_late_ns);
 PDM_STAT_ATTR(hybrid_sleep_ready);
 PDM_STAT_ATTR(hybrid_sleep_early);
@@ -211,6 +212,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_hybrid_slept_ns.attr,
 	&dev_attr_hybrid_late_wakeups.attr,
 	&dev_attr_hybrid_sleeps_interrupted.attr,
+	&dev_attr_hybrid_sleeps_called_off.attr,
 	&dev_attr_hybrid_late_ns.attr,
 	&dev_attr_hybrid_sleep_ready.attr,
 	&dev_attr_hybrid_sleep_early.attr,

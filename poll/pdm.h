@@ -71,6 +71,7 @@ struct pdm_stats {
 	unsigned long hybrid_slept_ns;	/* ... and their total length */
 	unsigned long hybrid_late_wakeups;	/* woke after its expected end */
 	unsigned long hybrid_sleeps_interrupted; /* cut short by a signal */
+	unsigned long hybrid_sleeps_called_off; /* a bio of the pass was due */
 	unsigned long hybrid_late_ns;	/* ... by this much in all */
 	unsigned long hybrid_sleep_ready;	/* then polled: completed */
 	unsigned long hybrid_sleep_early;	/* then polled: not yet */
@@ -376,6 +377,8 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 	       u64 due, u64 est);
 #define PDM_WOKE_SLEPT	1
 #define PDM_WOKE_PROBED	2
+void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
+			u64 now);
 int pdm_sleep_woke(void);
 void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready);
 

@@ -5,11 +5,11 @@
  * the first time it is polled, and QEMU's emulated NVMe has a service
  * time that wanders by 2x under TCG; neither shows what hybrid polling
  * saves.  Here a request on a poll queue completes at the first poll at
- * least service_us after it was issued, and one on a default queue
- * completes from an hrtimer after service_us.  With data=1 it keeps what
- * is written in memory (size_mb of it, vmalloc'ed), so that fio can
- * verify through it; otherwise reads return whatever the pages held and
- * writes are dropped.  With secure_erase=1 it takes secure erase
+ * least service_us after it was issued (write_service_us for a write, if
+ * set), and one on a default queue completes from an hrtimer after it.
+ * With data=1 it keeps what is written in memory (size_mb of it,
+ * vmalloc'ed), so that fio can verify through it; otherwise reads return
+ * whatever the pages held and writes are dropped.  With secure_erase=1 it takes secure erase
  * requests too (zeroing the range with data=1) and counts them in
  * secure_erased, for a test that one never reaches it.  Loaded only
  * inside the test VM, as /dev/slowpoll0.
@@ -29,6 +29,11 @@
 static unsigned int service_us = 50;
 module_param(service_us, uint, 0644);
 MODULE_PARM_DESC(service_us, "Service time of every request, us");
+
+/* Writable too: 0 gives writes service_us. */
+static unsigned int write_service_us;
+module_param(write_service_us, uint, 0644);
+MODULE_PARM_DESC(write_service_us, "Service time of writes, us (0: service_us)");
 
 static unsigned int submit_queues = 1;
 module_param(submit_queues, uint, 0444);
@@ -115,6 +120,15 @@ static void slowpoll_copy(struct request *rq)
 	}
 }
 
+static u64 slowpoll_service_ns(struct request *rq)
+{
+	unsigned int us = READ_ONCE(write_service_us);
+
+	if (!us || !op_is_write(req_op(rq)))
+		us = READ_ONCE(service_us);
+	return us * 1000ULL;
+}
+
 static blk_status_t slowpoll_queue_rq(struct blk_mq_hw_ctx *hctx,
 				      const struct blk_mq_queue_data *bd)
 {
@@ -128,12 +142,11 @@ static blk_status_t slowpoll_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (slowpoll_data)
 		slowpoll_copy(rq);
 	if (hctx->type != HCTX_TYPE_POLL) {
-		hrtimer_start(&cmd->timer,
-			      ns_to_ktime(READ_ONCE(service_us) * 1000ULL),
+		hrtimer_start(&cmd->timer, ns_to_ktime(slowpoll_service_ns(rq)),
 			      HRTIMER_MODE_REL);
 		return BLK_STS_OK;
 	}
-	cmd->due_ns = ktime_get_ns() + READ_ONCE(service_us) * 1000ULL;
+	cmd->due_ns = ktime_get_ns() + slowpoll_service_ns(rq);
 	spin_lock(&sq->lock);
 	list_add_tail(&cmd->node, &sq->due);
 	spin_unlock(&sq->lock);
