@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -t 240
+# A suspend waiting for polled I/O can be killed, and leaves the device
+# live.  null_blk's poll queue completes a request only when it is
+# polled, so a polled fio (io_uring, hipri, verifying writes; its job a
+# thread, so that SIGSTOP stops it too) that is stopped leaves its reads
+# and writes in flight for as long as it stays stopped: "pdmsetup suspend" then waits for them (it must),
+# and dies at once when killed, with the device ACTIVE, taking new I/O
+# (a read through it returns), and fio, continued, finishes with its data
+# verified.  Then the same for "resume" over an inactive table, which
+# suspends first: killed, it leaves the old table live and the new one
+# waiting, and a second resume, with nothing in flight, swaps them.  A
+# remove never waits here: the device stays open while I/O is in
+# flight.  Each stop lasts a few seconds, well inside the block layer's
+# 30 s request timeout.  fio writes 128 MiB (64 on the debug kernel), so
+# that it still runs when stopped.
+. "$(dirname "$0")/lib/lib.sh"
+
+nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
+	memory_backed=1
+run modprobe pdm
+sz=$(cat /sys/block/nullb0/size)
+run pdmsetup create k --table "0 $sz linear /dev/nullb0 0" >/dev/null
+mib=128
+on_debug_kernel && mib=64
+
+# stopped_fio: start a polled verifying fio on pdm0 and stop it with
+# requests in flight on nullb0 (it may be between two at the first try).
+stopped_fio() {
+	local r w
+	fio --name=held --thread --filename=/dev/pdm0 --ioengine=io_uring --hipri \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=${mib}M \
+		--verify=crc32c --do_verify=1 --output-format=terse \
+		--terse-version=3 >/tmp/fio-held.out 2>&1 &
+	FIO=$!
+	sleep 1
+	for _ in $(seq 50); do
+		kill -STOP $FIO
+		read -r r w </sys/block/nullb0/inflight
+		if [ $((r + w)) -gt 0 ]; then
+			note "fio stopped with $r reads, $w writes in flight"
+			return
+		fi
+		kill -CONT $FIO
+		sleep 0.1
+	done
+	fail "fio never had a request in flight when stopped (50 tries)"
+}
+
+# killed_while_waiting WHAT CMD...: CMD waits for the stopped fio's I/O,
+# is killed, and the device is left ACTIVE and taking I/O.
+killed_while_waiting() {
+	local what=$1 cmd
+	shift
+	"$@" 2>/tmp/cmd.err &
+	cmd=$!
+	still_running $cmd "$what with polled I/O in flight"
+	kill -KILL $cmd
+	wait_ended $cmd 5 "the killed $what"
+	expect_eq "the killed $what's status" 137 "$RC"
+	pdmsetup info k >/tmp/info
+	grep -q '^State: *ACTIVE$' /tmp/info ||
+		fail "k not active after the killed $what: $(cat /tmp/info)"
+	expect_eq "suspended" 0 "$(cat /sys/block/pdm0/pdm/suspended)"
+	returns_within 5 "a read of pdm0 after the killed $what" \
+		dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct
+}
+
+# fio_finishes: continue fio; it ends by itself, its data verified.
+fio_finishes() {
+	kill -CONT $FIO
+	wait_ended $FIO 120 "fio, continued"
+	[ "$RC" = 0 ] || { cat /tmp/fio-held.out; fail "fio: exit $RC"; }
+	# shellcheck disable=SC2034 # read by fio_field
+	FIO_TERSE=$(grep '^3;' /tmp/fio-held.out | tail -n 1)
+	expect_eq "fio: error" 0 "$(fio_field 5)"
+	expect_eq "fio: KiB written and verified" $((mib * 1024)) \
+		"$(fio_field 47)"
+}
+
+# 1: suspend.
+stopped_fio
+killed_while_waiting suspend pdmsetup suspend k
+fio_finishes
+
+# 2: resume over an inactive table (half the size) suspends first.
+run pdmsetup reload k --table "0 $((sz / 2)) linear /dev/nullb0 0"
+stopped_fio
+killed_while_waiting "resume over an inactive table" pdmsetup resume k
+grep -q '^Tables present: *LIVE & INACTIVE$' /tmp/info ||
+	fail "the inactive table is gone: $(cat /tmp/info)"
+expect_eq "pdm0's size (the old table)" "$sz" "$(cat /sys/block/pdm0/size)"
+fio_finishes
+returns_within 10 "resume with nothing in flight" pdmsetup resume k
+expect_eq "pdm0's size (the new table)" $((sz / 2)) \
+	"$(cat /sys/block/pdm0/size)"
+
+run pdmsetup remove k
+run rmmod pdm
+echo PASS
