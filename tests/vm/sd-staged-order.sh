@@ -8,11 +8,12 @@
 # and stamps their deadline then, so that the wait counts; the next pass
 # drains the list oldest first into the FIFOs.
 #
-# blkfast-hold (tests/modules/blkfast-hold.c) holds a pass on one CPU for
-# 3 s (fio's start-up takes about 1 s under TCG), inside its lock (at
-# sd_dispatch_prio()), while fio on the other CPU submits a burst of 8
-# random 4k reads in one io_uring call: all 8 are staged (contention
-# counter dispatch_lock_busy_inserts).  With
+# blkfast-hold (tests/modules/blkfast-hold.c) holds a pass on one CPU,
+# inside its lock (at sd_dispatch_prio()), while fio on the other CPU
+# submits a burst of 8 random 4k reads in one io_uring call, until all 8
+# are staged (contention counter dispatch_lock_busy_inserts; fio's
+# start-up takes about 1 s under TCG, and the hold lasts at most 10 s,
+# below the kernel's stall warnings).  With
 # read_expire 20 ms and fifo_batch 1, each is expired by the time the
 # hold ends, and every dispatch after it takes the oldest: the device
 # (null_blk, one request at a time, 2 ms each) must see the reads in the
@@ -28,7 +29,7 @@ sched_depth nullb0 64
 echo 1 >/sys/block/nullb0/queue/iosched/fifo_batch
 echo 20 >/sys/block/nullb0/queue/iosched/read_expire
 HP=/sys/module/blkfast_hold/parameters
-modprobe blkfast-hold hold_ms=3000 || fail "cannot load blkfast-hold"
+modprobe blkfast-hold hold_ms=10000 || fail "cannot load blkfast-hold"
 dev=$(sed 's/:/,/' /sys/block/nullb0/dev)
 
 busy_inserts() {
@@ -63,7 +64,20 @@ order() {
 		--ioengine=io_uring --direct=1 --rw=randread --bs=4k \
 		--offset=1m --size=64m --number_ios=8 --iodepth=8 \
 		--iodepth_batch_submit=8 --randrepeat=0 --norandommap \
-		--output=/dev/null || fail "fio burst failed"
+		--output=/dev/null &
+	fpid=$!
+	# The burst's 8 requests allocated (and so inserted right after),
+	# or the hold over; then the pass goes on.  (Not from debugfs: its
+	# files take the dispatch lock, which the hold holds.)
+	for _ in $(seq 100); do
+		[ "$(grep -c ' block_getrq: ' $TRACEFS/trace || true)" -ge 9 ] &&
+			break
+		[ "$(cat $HP/holding)" != -1 ] || break
+		sleep 0.1
+	done
+	sleep 0.2
+	echo 1 >$HP/release
+	wait $fpid || fail "fio burst failed"
 	wait
 	echo 0 >$TRACEFS/tracing_on
 	trace=$(awk -v dev="$dev" '
