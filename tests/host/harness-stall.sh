@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # baseline: the VM harness's stall thresholds
+# host-alone: its stall thresholds are times, which a second guest beside it would stretch
 # The harness's stall thresholds (scripts/vm.sh) tell emulator starvation
 # from a real stall: a 25 s loop under rcu_read_lock() (longer than the
 # kernel's default 21 s RCU stall timeout, shorter than the harness's) passes,

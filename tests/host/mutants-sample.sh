@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-alone: the mutants' killers are VM tests, some of them timing relations
 # A few mutants proved again on every run: tests change, and a mutant
 # proves nothing once its killer has stopped looking, while `make mutants`
 # (every one, over an hour) is too slow for each submission.  The sample
