@@ -6,6 +6,7 @@
 # and the zone write lock really holds: block_rq_issue/block_rq_complete
 # traced on the device never show two writes in flight to one zone, under
 # either scheduler, while each job had 8 writes to give its zone.
+# (Requeued zoned writes: sd-fault, which has null_blk's fault injection.)
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 zoned=1 zone_size=16 zone_nr_conv=0 gb=1 memory_backed=1 \
