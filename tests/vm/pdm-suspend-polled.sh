@@ -13,8 +13,8 @@
 # waiting, and a second resume, with nothing in flight, swaps them.  A
 # remove never waits here: the device stays open while I/O is in
 # flight.  Each stop lasts a few seconds, well inside the block layer's
-# 30 s request timeout.  fio writes 128 MiB (64 on the debug kernel), so
-# that it still runs when stopped.
+# 30 s request timeout.  fio writes 64 MiB 4 times over (once on the
+# debug kernel), so that it still runs when stopped.
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
@@ -22,15 +22,17 @@ nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
 run modprobe pdm
 sz=$(cat /sys/block/nullb0/size)
 run pdmsetup create k --table "0 $sz linear /dev/nullb0 0" >/dev/null
-mib=128
-on_debug_kernel && mib=64
+# Polled writes stay in the prefilled first 64 MiB (nullb_prefill).
+nullb_prefill /dev/nullb0
+loops=4
+on_debug_kernel && loops=1
 
 # stopped_fio: start a polled verifying fio on pdm0 and stop it with
 # requests in flight on nullb0 (it may be between two at the first try).
 stopped_fio() {
 	local r w
 	fio --name=held --thread --filename=/dev/pdm0 --ioengine=io_uring --hipri \
-		--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=${mib}M \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=64M --loops=$loops \
 		--verify=crc32c --do_verify=1 --output-format=terse \
 		--terse-version=3 >/tmp/fio-held.out 2>&1 &
 	FIO=$!
@@ -75,7 +77,7 @@ fio_finishes() {
 	# shellcheck disable=SC2034 # read by fio_field
 	FIO_TERSE=$(grep '^3;' /tmp/fio-held.out | tail -n 1)
 	expect_eq "fio: error" 0 "$(fio_field 5)"
-	expect_eq "fio: KiB written and verified" $((mib * 1024)) \
+	expect_eq "fio: KiB written and verified" $((loops * 64 * 1024)) \
 		"$(fio_field 47)"
 }
 
