@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# host-alone: its boots wait for the disks with a timeout (device-timeout=10s in its pdmtab, as an admin writes it), which a build beside it outlasted
 # The proof that blkfast runs as a Debian 12 system runs it: a minimal
 # Debian 12 (systemd, udev, Debian's 6.1 kernel; scripts/debian-image.sh,
 # cached) gets the packages built from this checkout (make deb) installed
