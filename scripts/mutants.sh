@@ -157,7 +157,12 @@ for name in "${names[@]}"; do
 				broken+=("$name ($t neither passed nor failed: $log)")
 			fi
 		elif [ -z "$text" ]; then
-			echo "killed    $name: $t failed (unchecked: no text named)"
+			# The first reason the test gave: a text to name.
+			why=$(grep -hm1 -E '^(FAIL: |vm\.sh: FAIL: )' \
+				"$dir/build/test-logs/$kind-${t#*/}.log" \
+				2>/dev/null || true)
+			echo "killed    $name: $t failed (unchecked: no text" \
+				"named; it said '${why:-?}')"
 			killed=$((killed + 1)) unchecked=$((unchecked + 1))
 		elif grep -qF -- "$text" "$log" \
 			"$dir/build/test-logs/$kind-${t#*/}.log" 2>/dev/null; then
