@@ -27,6 +27,21 @@ nullb_prefill /dev/nullb0
 loops=4
 on_debug_kernel && loops=1
 
+# stopped PID: wait until every thread of PID is stopped.
+stopped() {
+	local t st
+	for _ in $(seq 50); do
+		st=T
+		for t in /proc/"$1"/task/*/stat; do
+			# The state follows "(comm)", which has no spaces here.
+			[ "$(cut -d' ' -f3 "$t" 2>/dev/null)" = T ] || st=
+		done
+		[ -n "$st" ] && return 0
+		sleep 0.05
+	done
+	fail "fio's threads not all stopped 2.5 s after SIGSTOP"
+}
+
 # stopped_fio: start a polled verifying fio on pdm0 and stop it with
 # requests in flight on nullb0 (it may be between two at the first try).
 stopped_fio() {
@@ -39,6 +54,9 @@ stopped_fio() {
 	sleep 1
 	for _ in $(seq 50); do
 		kill -STOP $FIO
+		# SIGSTOP lands as each thread leaves the kernel: a thread still
+		# in io_uring_enter() polls (and completes) once more.
+		stopped $FIO
 		read -r r w </sys/block/nullb0/inflight
 		if [ $((r + w)) -gt 0 ]; then
 			note "fio stopped with $r reads, $w writes in flight"
@@ -53,11 +71,18 @@ stopped_fio() {
 # killed_while_waiting WHAT CMD...: CMD waits for the stopped fio's I/O,
 # is killed, and the device is left ACTIVE and taking I/O.
 killed_while_waiting() {
-	local what=$1 cmd
+	local what=$1 cmd r w
 	shift
 	"$@" 2>/tmp/cmd.err &
 	cmd=$!
-	still_running $cmd "$what with polled I/O in flight"
+	sleep 1
+	if ! kill -0 $cmd 2>/dev/null; then
+		RC=0
+		wait $cmd || RC=$?
+		read -r r w </sys/block/nullb0/inflight
+		fail "$what ended (exit $RC, $(cat /tmp/cmd.err)); it should wait: $r reads, $w writes in flight on nullb0"
+	fi
+	note "ok: $what with polled I/O in flight waits"
 	kill -KILL $cmd
 	wait_ended $cmd 5 "the killed $what"
 	expect_eq "the killed $what's status" 137 "$RC"

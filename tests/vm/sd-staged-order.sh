@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
-# vm-skip-flavour: debug holds a CPU with preemption off for 3 s, an ordering question; the staging path runs in the core under sd-verify and sd-switch
+# vm-skip-flavour: debug holds a CPU with preemption off for seconds, an ordering question; the staging path runs in the core under sd-verify and sd-switch
 # Requests staged while another CPU holds split-deadline's dispatch lock
 # keep their order and the deadline of their arrival.  An insert that
 # finds the lock busy pushes its requests onto a lock-free staging list
