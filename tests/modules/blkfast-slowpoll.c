@@ -9,10 +9,10 @@
  * set), and one on a default queue completes from an hrtimer after it.
  * With data=1 it keeps what is written in memory (size_mb of it,
  * vmalloc'ed), so that fio can verify through it; otherwise reads return
- * whatever the pages held and writes are dropped.  With secure_erase=1 it takes secure erase
- * requests too (zeroing the range with data=1) and counts them in
- * secure_erased, for a test that one never reaches it.  Loaded only
- * inside the test VM, as /dev/slowpoll0.
+ * whatever the pages held and writes are dropped.  With secure_erase=1
+ * it takes secure erase requests too (zeroing the range with data=1) and
+ * counts them in secure_erased, for a test that one never reaches it.
+ * Loaded only inside the test VM, as /dev/slowpoll0.
  */
 #include <linux/atomic.h>
 #include <linux/blk-mq.h>

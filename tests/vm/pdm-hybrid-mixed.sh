@@ -113,6 +113,7 @@ if [ $debug = 0 ]; then
 	echo 3000 >/sys/module/blkfast_slowpoll/parameters/write_service_us
 	run pdmsetup create due --table "0 $sz linear /dev/slowpoll0 0" >/dev/null
 	c0=$(cat $sys/hybrid_sleeps_called_off)
+	declare -A clat
 	ratios=()
 	for pair in 1 2 3; do
 		for hybrid in gate sleep; do
@@ -121,12 +122,10 @@ if [ $debug = 0 ]; then
 				--ioengine=io_uring --direct=1 --hipri=1 \
 				--rw=randrw --rwmixread=50 --bs=4k --iodepth=2 \
 				--number_ios=1000 --size=$((sz / 2048))m
-			clat=$(fio_field 16)
-			note "$hybrid: read clat mean $clat us, write $(fio_field 57) us"
-			eval "clat_$hybrid=\${clat%.*}"
+			note "$hybrid: read clat mean $(fio_field 16) us, write $(fio_field 57) us"
+			clat[$hybrid]=$(fio_field 16 | cut -d. -f1)
 		done
-		# shellcheck disable=SC2154 # set by the eval above
-		ratios+=($((clat_sleep * 100 / clat_gate)))
+		ratios+=($((clat[sleep] * 100 / clat[gate])))
 	done
 	ratio=$(median "${ratios[@]}")
 	note "read clat sleep/gate (%): ${ratios[*]}; $(( $(cat $sys/hybrid_sleeps_called_off) - c0 )) sleeps called off"
