@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -t 600
+# vm-alone: its latency and CPU ratios are measured
 # debug-tier: full the per-device estimates are learned and read in the core under pdm-hybrid-sleep; this adds the timing
 # pdm's hybrid estimates are per lower device: a table over a slow device
 # (slowpoll, 1 ms) and a fast one (null_blk's poll queue) waits for each

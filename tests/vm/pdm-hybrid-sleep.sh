@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -d 48M -d 48M -t 900
+# vm-alone: its CPU time per I/O is compared between sleep and classic polling
 # pdm's hybrid "sleep" (pdm-sleep.c):
 #  0. crc32c verify through every hybrid mode (off, gate, sleep), linear
 #     and 2-leg striped, at QD1 and QD32, over null_blk's poll queues

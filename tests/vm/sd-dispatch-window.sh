@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full holds scheduler windows open with kprobes, an ordering question; split-deadline's locking runs in the core under sd-switch, sd-verify and sd-fault
 # vm: -c 2
+# vm-alone: holds a dispatch window open for a set time with a kprobe
 # rt-tier: on PREEMPT_RT split-deadline has no dispatching gate, whose preempted holder nothing would boost: the window's queue runs must take the lock
 # No 3 ms bubble after split-deadline's dispatcher drops its lock.  Only
 # one CPU dispatches at a time (SD_DISPATCHING): a request inserted after

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
+# vm-alone: its merge counts are compared with mq-deadline's under the same load
 # front_merges, side by side with mq-deadline: 8 jobs of descending
 # sequential 4k direct writes (fio rw=write:-8k, one I/O per io_submit so
 # that no plug merges them), each in its own region, on the slow pair

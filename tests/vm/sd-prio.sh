@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
+# vm-alone: its per-class latencies are compared with mq-deadline's
 # I/O priority classes and aging, against mq-deadline in the same boot.
 #
 # On each of two slow null_blk devices (sd_slow_pair: 1 ms per request, 2

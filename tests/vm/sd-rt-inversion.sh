@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
+# vm-alone: its stall is measured against mq-deadline's p99.9 latency
 # rt-tier: the priority inversion only a fully preemptible kernel has
 # vm-skip-flavour: amd64 not PREEMPT_RT: a task holding a spinlock is never preempted, so no holder is preempted inside the dispatch lock; the rt tier runs this test
 # vm-skip-flavour: debug not PREEMPT_RT: a task holding a spinlock is never preempted; the rt tier runs this test

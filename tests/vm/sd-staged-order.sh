@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
+# vm-alone: holds a CPU with preemption off while a burst is staged
 # vm-skip-flavour: debug holds a CPU with preemption off for seconds, an ordering question; the staging path runs in the core under sd-verify and sd-switch
 # Requests staged while another CPU holds split-deadline's dispatch lock
 # keep their order and the deadline of their arrival.  An insert that

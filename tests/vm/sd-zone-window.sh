@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full holds a scheduler window open with kprobes, an ordering question; zone write locking runs in the core under sd-zoned
 # vm: -c 2
+# vm-alone: holds a zone window open for a set time with a kprobe
 # No 3 ms bubble when a zone write lock is released while split-deadline's
 # dispatcher holds SD_DISPATCHING.  A write held back by its zone's write
 # lock is dispatched by the queue run that the zone's last write starts

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full counts lower polls in gate mode; the hybrid paths run in the core under pdm-hybrid-sleep
 # vm: -c 2
+# vm-alone: counts polls against a fixed service time
 # The test-only slowpoll disk (tests/modules/blkfast-slowpoll.c) and
 # pdm's hybrid polling over it.  The disk takes service_us per request
 # on both paths: no completion, polled or by timer, comes sooner.  Over

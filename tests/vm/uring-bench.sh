@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug tests a user-space tool against fio, not kernel code
 # vm: -c 2
+# vm-alone: compares its rates with fio's
 # uring-bench against fio on null_blk poll queues: the same polled 4k
 # random-read job (QD128, batches of 32, fixed buffers, registered files),
 # ROUNDS rounds each, interleaved in one boot; prints the medians and their
