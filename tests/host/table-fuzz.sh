@@ -1,13 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Fuzz pdm_table_parse() with libFuzzer under ASan/UBSan for FUZZ_SECONDS
-# (default 60), starting from the table corpus, tests/pdm-tables/ (good and
+# (default 30) in FUZZ_FORKS (default 2, one a core) processes that share
+# a corpus (libFuzzer's -fork), starting from the table corpus, tests/pdm-tables/ (good and
 # bad).  New inputs go to a scratch copy in build/fuzz/, never into the
 # corpus.  Fails on any crash, leak, sanitizer report or broken invariant.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-seconds=${FUZZ_SECONDS:-60}
+seconds=${FUZZ_SECONDS:-30}
+forks=${FUZZ_FORKS:-2}
 out=build/fuzz
 bin=$out/table-fuzz
 scratch=$out/corpus-table
@@ -37,10 +39,10 @@ done
 
 # -max_len: inputs of PDM_MAX_TABLE would slow every run (the size limit
 # has its own unit test); 64 KiB still holds over 1024 segments.
-"$bin" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
+"$bin" -fork="$forks" -max_total_time="$seconds" -max_len=65536 -timeout=10 \
 	-rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$out/crashes/" "$scratch" 2>&1 | tail -n 25
 rc=${PIPESTATUS[0]}
 [ "$rc" = 0 ] || fail "table-fuzz exited $rc; reproducers: $(ls "$out/crashes")"
 [ -z "$(ls "$out/crashes")" ] || fail "crash inputs in $out/crashes"
-echo "ok: table-fuzz ran ${seconds}s without a finding"
+echo "ok: table-fuzz ran ${seconds}s in $forks processes without a finding"
