@@ -46,11 +46,15 @@ verify() {
 # The debug tier's core leaves out gate (1), whose early returns sleep
 # (2) takes too, on top of its own paths, and runs each mode once, off
 # or sleep by turns (tracked with hybrid off, the default, runs in most
-# other tests of the core).
+# other tests of the core).  The rt tier is here for the sweeps' locks
+# and the hybrid sleep: both sweeps with each hybrid setting, tracked
+# and direct once each.
 pairs="tracked:0 tracked:1 tracked:2 sweep:0 sweep:1 sweep:2"
 pairs+=" sweep_wait:0 sweep_wait:1 sweep_wait:2 direct:0 direct:1 direct:2"
 [ "$(debug_tier)" = core ] &&
 	pairs="tracked:2 sweep:0 sweep_wait:2 direct:0"
+on_rt_kernel &&
+	pairs="tracked:2 sweep:0 sweep:1 sweep:2 sweep_wait:0 sweep_wait:1 sweep_wait:2 direct:0"
 for pair in $pairs; do
 	mode=${pair%:*} hybrid=${pair#*:}
 	echo "$mode" >$sys/poll_mode || fail "poll_mode $mode"
