@@ -570,7 +570,11 @@ returns_within() {
 # still_running PID WHAT: PID has not ended a second later (it waits).
 still_running() {
 	sleep 1
-	kill -0 "$1" 2>/dev/null || fail "$2: ended; it should wait"
+	if ! kill -0 "$1" 2>/dev/null; then
+		RC=0
+		wait "$1" || RC=$?
+		fail "$2: ended (exit $RC); it should wait"
+	fi
 	note "ok: $2 waits"
 }
 
