@@ -154,8 +154,8 @@ if [ "$phase" = 1 ]; then
 		ok "resumed: the by-uuid link is there" ||
 		bad "resumed: no by-uuid link"
 
-	# LVM on pdm: refused until lvm.conf names pdm's device type, as the
-	# README says to; then a PV, a VG and an LV on it.
+	# LVM on pdm: refused until lvm.conf names pdm's device type, as
+	# Documentation/pdm.rst says to; then a PV, a VG and an LV on it.
 	lv=/dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_blkfastsys2
 	pdmsetup create lvm --table "0 65536 linear $lv 65536" >/tmp/node
 	[ "$(cat /tmp/node)" = /dev/pdm/lvm ] &&
