@@ -30,9 +30,10 @@
 # One `kills:` line per test that must fail, with the text that its log
 # must then hold (a fixed string, from the test's FAIL line): a test that
 # fails for another reason (a hang, a build error, a different assertion)
-# has not shown that it catches this mutant.  The older form, tests
-# without a text (`# kills: vm/a vm/b`), counts any FAIL and is reported
-# as unchecked.
+# has not shown that it catches this mutant.  A kill without a text
+# (`# kills: vm/a vm/b`) is refused by host/mutants-apply; run here, it
+# counts any FAIL, reported as unchecked with the test's first FAIL line:
+# the text to name.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

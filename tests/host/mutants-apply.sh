@@ -4,12 +4,13 @@
 # to the tree as it is: a mutant whose context drifted is silently no
 # longer a check, and `make mutants` is too slow to run in CI.  Each
 # patch must also name what it breaks and the tests that must catch it
-# (scripts/mutants.sh says how), and every test it names must exist.
+# (scripts/mutants.sh says how), every test it names must exist, and each
+# kill must name the text of the failure it expects.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 fail=0
-n=0 untexted=0
+n=0
 for p in tests/mutants/*.patch; do
 	[ -f "$p" ] || continue
 	n=$((n + 1))
@@ -19,7 +20,12 @@ for p in tests/mutants/*.patch; do
 	[ -n "$kills" ] || { echo "FAIL: $name: no '# kills:' line"; fail=1; }
 	while IFS=$'\t' read -r t text; do
 		[ -n "$t" ] || continue
-		[ -n "$text" ] || untexted=$((untexted + 1))
+		if [ -z "$text" ]; then
+			echo "FAIL: $name: kills '$t' without naming the failure" \
+				"(# kills: $t: TEXT; scripts/mutants.sh $name says" \
+				"what the test failed with)"
+			fail=1
+		fi
 		kind=${t%%/*} test=${t#*/}
 		case $kind in
 		vm | rt) f=tests/vm/$test.sh ;;
@@ -42,4 +48,4 @@ for p in tests/mutants/*.patch; do
 done
 [ $n -gt 0 ] || { echo "FAIL: no mutants"; exit 1; }
 [ $fail = 0 ] || exit 1
-echo "PASS: $n mutants apply ($untexted kills name no failure text)"
+echo "PASS: $n mutants apply, each kill naming its failure"
