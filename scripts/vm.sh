@@ -48,12 +48,25 @@ the guest with their libraries, for a look inside by hand.
 USAGE
 }
 
-cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
-stream=0
-pin_others=''
-flavour=$BLKFAST_FLAVOUR
-disks=()
-while getopts "c:m:a:d:q:l:t:f:x:pPsh" opt; do
+# parse_args ARGS...: the options into their variables, SCRIPT and its
+# arguments into script and script_args.
+parse_args() {
+	local opt OPTIND=1
+	cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
+	stream=0 pin_others='' flavour=$BLKFAST_FLAVOUR
+	disks=()
+	while getopts "c:m:a:d:q:l:t:f:x:pPsh" opt; do
+		parse_opt "$opt" "${OPTARG:-}"
+	done
+	shift $((OPTIND - 1))
+	[ $# -ge 1 ] || { usage >&2; exit 2; }
+	script=$1
+	shift
+	script_args=("$@")
+}
+
+parse_opt() {
+	local opt=$1 OPTARG=$2
 	case $opt in
 	c) cpus=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -70,16 +83,23 @@ while getopts "c:m:a:d:q:l:t:f:x:pPsh" opt; do
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
-done
-shift $((OPTIND - 1))
-[ $# -ge 1 ] || { usage >&2; exit 2; }
-script=$1
-shift
+}
+
+parse_args "$@"
 [ -f "$script" ] || { echo "vm.sh: no such script: $script" >&2; exit 2; }
+# A test states the guest it needs in its header ("# vm: OPTIONS", as
+# tests/README.md says): those options come first, then the command
+# line's, so running a test here boots what tests/run boots for it.
+header=$(sed -n 's/^# vm: //p' "$script" | head -n 1)
+if [ -n "$header" ]; then
+	# shellcheck disable=SC2086 # one word per option, as written
+	parse_args $header "$@"
+fi
+set -- "${script_args[@]}"
 
 kver=$(guest_kver "$flavour")
 # The debug kernel's checks (lockdep, kmemleak, SLUB debugging) slow the
-# guest about threefold under emulation: so does its time limit.
+# guest several times over: its time limit is three times as long.
 [ "$flavour" != debug ] || timeout_s=$((timeout_s * 3))
 vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
 [ -s "$vmlinux" ] || "$here/deps.sh" --flavour "$flavour"

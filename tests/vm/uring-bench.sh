@@ -17,7 +17,7 @@
 # uring-bench's accounting (SKIP if the host was too slow to let the
 # device set the pace).
 #
-# Arguments (scripts/vm.sh -c 2 tests/vm/uring-bench.sh [ROUNDS [MAX_PCT]]):
+# Arguments (scripts/vm.sh tests/vm/uring-bench.sh [ROUNDS [MAX_PCT]]):
 # ROUNDS defaults to 3.  MAX_PCT (the 125) is not enforced by
 # default: on this job uring-bench spends ~3% of its CPU time in user space
 # and fio ~30% (its I/O unit bookkeeping), so uring-bench is the faster of
