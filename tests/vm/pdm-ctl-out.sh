@@ -28,7 +28,7 @@ out() {
 	cat out.info
 }
 
-entry=264	# sizeof(struct pdm_list_entry), ABI 2
+entry=264	# sizeof(struct pdm_list_entry), ABI 3
 need=$((2 * entry))
 expect_eq "list, no room" "full=1 len=$need reach=0" "$(out list x 0)"
 expect_eq "list, a byte short" "full=1 len=$need reach=0" \

@@ -19,9 +19,10 @@
 /*
  * Bumped on any incompatible change of the structures below.  2.0: uuid
  * in struct pdm_ioctl and struct pdm_list_entry (which changes the
- * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.
+ * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.  3.0: pdm's own
+ * ioctl magic, PDM_IOC_MAGIC (2.x borrowed device-mapper's 0xfd).
  */
-#define PDM_ABI_MAJOR		2
+#define PDM_ABI_MAJOR		3
 #define PDM_ABI_MINOR		0
 
 #define PDM_NAME_LEN		128	/* device name, NUL included */
@@ -80,7 +81,12 @@ struct pdm_list_entry {
 	char uuid[PDM_UUID_LEN];	/* empty if none */
 };
 
-#define PDM_IOC_MAGIC		0xfd
+/*
+ * Free in the kernel's Documentation/userspace-api/ioctl/ioctl-number.rst
+ * (6.1).  PDM_IOC_VERSION's number stays as it is from here on: a tool of
+ * another ABI can still ask which one the driver speaks.
+ */
+#define PDM_IOC_MAGIC		0xbd
 #define PDM_IOC_VERSION		_IOR(PDM_IOC_MAGIC, 0x00, struct pdm_version)
 /* name + table text: create the device and make the table live */
 #define PDM_IOC_CREATE		_IOWR(PDM_IOC_MAGIC, 0x01, struct pdm_ioctl)
