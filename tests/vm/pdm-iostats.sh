@@ -24,11 +24,11 @@ run pdmsetup create wc --table "0 $(cat /sys/block/nbc/size) linear /dev/nbc 0" 
 Q=/sys/block/pdm0/queue
 expect_eq "iostats on by default" 1 "$(cat $Q/iostats)"
 
-# stat_of DEV: the 17 fields of /sys/block/DEV/stat (6.1): 1 reads,
+# block_stat DEV: the 17 fields of /sys/block/DEV/stat (6.1): 1 reads,
 # 2 read merges, 3 read sectors, 5 writes, 6 write merges, 7 write
 # sectors, 9 in flight, 12 discards, 13 discard merges, 14 discard
 # sectors, 16 flushes.
-stat_of() {
+block_stat() {
 	cat "/sys/block/$1/stat"
 }
 # delta BEFORE AFTER FIELD
@@ -62,18 +62,18 @@ for mode in tracked direct; do
 	echo $mode >/sys/block/pdm0/pdm/poll_mode
 	for hipri in 1 0; do
 		w="$mode hipri=$hipri"
-		b=$(stat_of pdm0)
+		b=$(block_stat pdm0)
 		fio_run r --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 			--hipri=$hipri --bs=4k --rw=randread --iodepth=16 \
 			--number_ios=$N
 		expect_eq "$w: fio reads" $N "$(fio_ios 4096)"
-		expect_counts "$w: reads" "$b" "$(stat_of pdm0)" \
+		expect_counts "$w: reads" "$b" "$(block_stat pdm0)" \
 			1=$N 3=$((N * 8)) 5=0 7=0 12=0 16=0
-		b=$(stat_of pdm0)
+		b=$(block_stat pdm0)
 		fio_run w --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 			--hipri=$hipri --bs=8k --rw=randwrite --iodepth=16 \
 			--number_ios=$((N / 2))
-		expect_counts "$w: writes" "$b" "$(stat_of pdm0)" \
+		expect_counts "$w: writes" "$b" "$(block_stat pdm0)" \
 			1=0 5=$((N / 2)) 7=$((N * 8)) 12=0 16=0
 	done
 done
@@ -84,21 +84,21 @@ done
 expect_eq "write cache" "write back" \
 	"$(cat /sys/block/pdm1/queue/write_cache)"
 D=pdm1
-b=$(stat_of pdm1) lb=$(stat_of nbc)
+b=$(block_stat pdm1) lb=$(block_stat nbc)
 fio_run f --filename=/dev/pdm1 --ioengine=psync --direct=1 --bs=4k \
 	--rw=write --number_ios=200 --fsync=1
-after=$(stat_of pdm1)
+after=$(block_stat pdm1)
 expect_counts "fsync" "$b" "$after" 1=0 5=200 7=1600 \
-	16="$(delta "$lb" "$(stat_of nbc)" 16)"
+	16="$(delta "$lb" "$(block_stat nbc)" 16)"
 expect_ge "flushes" 199 "$(delta "$b" "$after" 16)"
 
 # Discards: the same count and sectors as the lower device's.
-b=$(stat_of pdm1) lb=$(stat_of nbc)
+b=$(block_stat pdm1) lb=$(block_stat nbc)
 # --force: no signature probe, whose reads would count.
 run blkdiscard -f -o 0 -l $((4 << 20)) /dev/pdm1
-after=$(stat_of pdm1)
+after=$(block_stat pdm1)
 expect_counts "discard" "$b" "$after" 14=8192 \
-	12="$(delta "$lb" "$(stat_of nbc)" 12)" 1=0 5=0
+	12="$(delta "$lb" "$(block_stat nbc)" 12)" 1=0 5=0
 expect_ge "discards" 1 "$(delta "$b" "$after" 12)"
 
 # What iostat (sysstat) shows, as an admin would read it: the totals of
@@ -121,10 +121,10 @@ D=pdm0
 
 # Off: nothing counted.  Off and on under I/O: nothing left in flight.
 echo 0 >$Q/iostats
-b=$(stat_of pdm0)
+b=$(block_stat pdm0)
 fio_run off --filename=/dev/pdm0 --ioengine=io_uring --direct=1 --hipri=1 \
 	--bs=4k --rw=randread --iodepth=16 --number_ios=$N
-expect_eq "iostats off: nothing counted" "$b" "$(stat_of pdm0)"
+expect_eq "iostats off: nothing counted" "$b" "$(block_stat pdm0)"
 fio --name=flip --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 	--bs=4k --rw=randrw --iodepth=32 --time_based --runtime=4 \
 	>/tmp/flip.out 2>&1 &
@@ -137,7 +137,7 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid || { cat /tmp/flip.out; fail "fio flip failed"; }
 echo 1 >$Q/iostats
-expect_counts "iostats flipped under I/O" "$b" "$(stat_of pdm0)"
+expect_counts "iostats flipped under I/O" "$b" "$(block_stat pdm0)"
 run pdmsetup remove st
 run rmmod pdm
 echo "PASS"

@@ -28,9 +28,6 @@ echo 1 >$cfg/power || fail "power on nullb1"
 wait_for_block nullb1
 run modprobe pdm
 n1=$(cat /sys/block/nullb1/dev)
-stat_of() {
-	cat /sys/block/pdm0/pdm/"$1"
-}
 
 # 1. A leg without poll queues turns polling off, and says so.
 run pdmsetup create mix --table "$(printf '0 8192 linear /dev/nullb0 0\n8192 8192 linear /dev/nullb1 0')" >/dev/null
@@ -42,7 +39,7 @@ expect_eq "mixed polling" "Polling:           off: $n1 (nullb1) has no poll queu
 fio_run mixpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 	--hipri=1 --bs=4k --rw=randread --iodepth=8 --number_ios=2000
 expect_eq "hipri=1 I/Os on a non-polling table" 2000 "$(fio_ios 4096)"
-expect_eq "polled bios there" 0 "$(stat_of polled_bios)"
+expect_eq "polled bios there" 0 "$(pdm_stat polled_bios)"
 run pdmsetup remove mix
 
 # 2. 1 MiB polled reads over max_sectors=255: at least 9 clones each, all
@@ -56,9 +53,9 @@ timeout 60 fio --name=big --filename=/dev/pdm0 --ioengine=io_uring \
 	>/tmp/big.out 2>&1 || { cat /tmp/big.out; fail "1 MiB polled reads failed or hung"; }
 FIO_TERSE=$(grep '^3;' /tmp/big.out | tail -n 1)
 expect_eq "1 MiB polled reads" 200 "$(fio_ios 1048576)"
-expect_ge "clones of 1 MiB reads" 1800 "$(stat_of clones)"
-expect_eq "clones completed by a poll" "$(stat_of clones)" \
-	"$(stat_of completions_found)"
+expect_ge "clones of 1 MiB reads" 1800 "$(pdm_stat clones)"
+expect_eq "clones completed by a poll" "$(pdm_stat clones)" \
+	"$(pdm_stat completions_found)"
 run pdmsetup remove big
 
 # 3. Flush and discard pass through to a device with a volatile cache and

@@ -15,10 +15,6 @@ nvme_io_irqs() {
 	     END { print s + 0 }' /proc/interrupts
 }
 
-stat_of() {
-	cat /sys/block/pdm0/pdm/"$1"
-}
-
 run modprobe nvme poll_queues=1
 for i in 0 1 2 3; do
 	wait_for_block nvme${i}n1
@@ -49,20 +45,20 @@ check_table() {
 	verify "$name-polled" 1
 	expect_eq "$name: lower I/O interrupts while polling" 0 \
 		$(( $(nvme_io_irqs) - irq0 ))
-	expect_eq "$name: every bio polled" "$(stat_of bios)" \
-		"$(stat_of polled_bios)"
-	expect_eq "$name: every clone completed by a poll" "$(stat_of clones)" \
-		"$(stat_of completions_found)"
-	expect_ge "$name: clones per bio" "$(stat_of bios)" "$(stat_of clones)"
+	expect_eq "$name: every bio polled" "$(pdm_stat bios)" \
+		"$(pdm_stat polled_bios)"
+	expect_eq "$name: every clone completed by a poll" "$(pdm_stat clones)" \
+		"$(pdm_stat completions_found)"
+	expect_ge "$name: clones per bio" "$(pdm_stat bios)" "$(pdm_stat clones)"
 
-	bios0=$(stat_of bios) polled0=$(stat_of polled_bios)
-	found0=$(stat_of completions_found)
+	bios0=$(pdm_stat bios) polled0=$(pdm_stat polled_bios)
+	found0=$(pdm_stat completions_found)
 	verify "$name-irq" 0
-	expect_ge "$name: bios with hipri=0" $((bios0 + 1)) "$(stat_of bios)"
+	expect_ge "$name: bios with hipri=0" $((bios0 + 1)) "$(pdm_stat bios)"
 	expect_eq "$name: polled bios with hipri=0" "$polled0" \
-		"$(stat_of polled_bios)"
+		"$(pdm_stat polled_bios)"
 	expect_eq "$name: clones completed by a poll with hipri=0" "$found0" \
-		"$(stat_of completions_found)"
+		"$(pdm_stat completions_found)"
 	run pdmsetup remove "$name"
 }
 

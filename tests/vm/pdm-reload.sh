@@ -25,10 +25,6 @@ run modprobe nvme poll_queues=1
 wait_for_block nvme0n1
 wait_for_block nvme1n1
 run modprobe pdm
-stat_of() {
-	cat /sys/block/pdm0/pdm/"$1"
-}
-
 # ---- a swap moves the I/O where the new table says ------------------------
 
 # put FILE: write FILE at the start of the pdm device, O_DIRECT.
@@ -49,7 +45,7 @@ swap() {
 	run pdmsetup reload live --table "$1"
 	if [ "${2:-}" != resume ]; then
 		run pdmsetup suspend live
-		expect_eq "suspended" 1 "$(stat_of suspended)"
+		expect_eq "suspended" 1 "$(pdm_stat suspended)"
 	fi
 	run pdmsetup resume live
 	pdmsetup info live | grep -q '^Tables present: *LIVE$' ||
@@ -80,9 +76,9 @@ expect_table "$t1" 1024
 echo direct >/sys/block/pdm0/pdm/poll_mode
 t2="0 2048 linear /dev/nvme1n1 2048"
 swap "$t2"
-r0=$(stat_of remapped)
+r0=$(pdm_stat remapped)
 put /tmp/B
-expect_ge "t2: bios remapped in place" 8 $(( $(stat_of remapped) - r0 ))
+expect_ge "t2: bios remapped in place" 8 $(( $(pdm_stat remapped) - r0 ))
 expect_at "t2: nvme1n1 at 2048 holds B" /dev/nvme1n1 2048 /tmp/B
 expect_at "t2: nvme0n1 at 8192 still holds A" /dev/nvme0n1 8192 /tmp/A
 expect_at "t2: pdm0 reads B" /dev/pdm0 0 /tmp/B
@@ -93,9 +89,9 @@ expect_table "$t2" 2048
 echo tracked >/sys/block/pdm0/pdm/poll_mode
 t3="0 1024 striped 2 64 /dev/nvme0n1 16384 /dev/nvme1n1 4096"
 swap "$t3" resume
-c0=$(stat_of clones)
+c0=$(pdm_stat clones)
 put /tmp/C
-expect_ge "t3: clones" 16 $(( $(stat_of clones) - c0 ))
+expect_ge "t3: clones" 16 $(( $(pdm_stat clones) - c0 ))
 # Chunk k of C goes to leg k % 2, at chunk k / 2 of that leg.
 rm -f /tmp/C.0 /tmp/C.1
 for k in $(seq 0 15); do
@@ -137,8 +133,8 @@ job() {
 		--terse-version=3 >/tmp/"$1".out 2>&1 || rc=$?
 	echo $rc >/tmp/"$1".rc
 }
-deferred0=$(stat_of deferred) polled0=$(stat_of polled_bios)
-remapped0=$(stat_of remapped)
+deferred0=$(pdm_stat deferred) polled0=$(pdm_stat polled_bios)
+remapped0=$(pdm_stat remapped)
 job polled 1 0 &
 p1=$!
 job irq 0 "$half" &
@@ -160,7 +156,7 @@ while kill -0 $p1 2>/dev/null && kill -0 $p2 2>/dev/null; do
 		run pdmsetup resume live
 	else
 		run pdmsetup suspend live
-		expect_eq "suspended" 1 "$(stat_of suspended)"
+		expect_eq "suspended" 1 "$(pdm_stat suspended)"
 		sleep 0.3
 		run pdmsetup resume live
 	fi
@@ -183,11 +179,11 @@ for j in polled irq; do
 done
 expect_ge "table swaps under I/O" 4 "$swaps"
 expect_ge "bios held back while suspended" 1 \
-	$(( $(stat_of deferred) - deferred0 ))
-expect_ge "polled bios" 1 $(( $(stat_of polled_bios) - polled0 ))
+	$(( $(pdm_stat deferred) - deferred0 ))
+expect_ge "polled bios" 1 $(( $(pdm_stat polled_bios) - polled0 ))
 expect_ge "bios remapped in place (direct)" 1 \
-	$(( $(stat_of remapped) - remapped0 ))
-expect_eq "suspended at the end" 0 "$(stat_of suspended)"
+	$(( $(pdm_stat remapped) - remapped0 ))
+expect_eq "suspended at the end" 0 "$(pdm_stat suspended)"
 run pdmsetup remove live
 run rmmod pdm
 echo "PASS"

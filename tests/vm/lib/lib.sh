@@ -240,6 +240,11 @@ holders_of() {
 	echo "$out"
 }
 
+# pdm_stat NAME [DEV]: pdm's sysfs file NAME of DEV (default pdm0).
+pdm_stat() {
+	cat "/sys/block/${2:-pdm0}/pdm/$1"
+}
+
 # nullb_load ARGS...: (re)load null_blk with ARGS.
 nullb_load() {
 	modprobe -r null_blk 2>/dev/null || true
