@@ -90,17 +90,23 @@ PDM_STAT_ATTR(hybrid_sleep_refused);
  * "tracked [sweep] sweep_wait direct": the modes, the current one
  * bracketed.
  */
-static ssize_t poll_mode_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
+/* Every choice of @names, the current one in brackets, as the kernel's. */
+static ssize_t pdm_show_choice(char *buf, const char * const *names, int cur)
 {
-	int cur = READ_ONCE(pdm_from_dev(dev)->poll_mode);
 	ssize_t len = 0;
 	int i;
 
-	for (i = 0; pdm_poll_mode_names[i]; i++)
+	for (i = 0; names[i]; i++)
 		len += sysfs_emit_at(buf, len, i == cur ? "%s[%s]" : "%s%s",
-				     i ? " " : "", pdm_poll_mode_names[i]);
+				     i ? " " : "", names[i]);
 	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t poll_mode_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return pdm_show_choice(buf, pdm_poll_mode_names,
+			       READ_ONCE(pdm_from_dev(dev)->poll_mode));
 }
 
 static ssize_t poll_mode_store(struct device *dev,
@@ -116,11 +122,15 @@ static ssize_t poll_mode_store(struct device *dev,
 }
 static DEVICE_ATTR_RW(poll_mode);
 
-/* "off gate sleep" as numbers: 0, 1 or 2.  Either may be written. */
+/*
+ * Reads as "[off] gate sleep", as poll_mode does; a name or its number
+ * (0, 1 or 2) may be written.
+ */
 static ssize_t hybrid_show(struct device *dev, struct device_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(pdm_from_dev(dev)->hybrid));
+	return pdm_show_choice(buf, pdm_hybrid_names,
+			       READ_ONCE(pdm_from_dev(dev)->hybrid));
 }
 
 static ssize_t hybrid_store(struct device *dev, struct device_attribute *attr,

@@ -69,14 +69,18 @@ size_t status_split(char *text, size_t len, struct pdm_devinfo *di)
 	return start;
 }
 
-/* sysfs hybrid reads back as a number: its name, or the value as is. */
-const char *hybrid_name(const char *v)
+/*
+ * A sysfs choice ("tracked [sweep] direct") cut down in place to its
+ * bracketed word; a value without brackets stays as it is.
+ */
+void sysfs_choice(char *v)
 {
-	static const char *const names[] = { "off", "gate", "sleep" };
+	char *open = strchr(v, '['), *close = open ? strchr(open, ']') : NULL;
 
-	if (v[0] >= '0' && v[0] <= '2' && !v[1])
-		return names[v[0] - '0'];
-	return v;
+	if (!close)
+		return;
+	*close = '\0';
+	memmove(v, open + 1, strlen(open + 1) + 1);
 }
 
 static const char *poll_text(const struct pdm_devinfo *di, char *buf,
@@ -138,7 +142,7 @@ static const char *field_text(const struct pdm_devinfo *di, int f,
 	case FIELD_POLL_MODE:
 		return di->poll_mode[0] ? di->poll_mode : "-";
 	case FIELD_HYBRID:
-		return di->hybrid[0] ? hybrid_name(di->hybrid) : "-";
+		return di->hybrid[0] ? di->hybrid : "-";
 	case FIELD_SEGMENTS:
 		snprintf(buf, size, "%u", di->nr_segments);
 		return buf;
@@ -242,7 +246,7 @@ void print_info_json(FILE *out, const struct pdm_devinfo *di)
 	json_kv_str(out, ", ", "poll_mode",
 		    di->poll_mode[0] ? di->poll_mode : NULL);
 	json_kv_str(out, ", ", "hybrid",
-		    di->hybrid[0] ? hybrid_name(di->hybrid) : NULL);
+		    di->hybrid[0] ? di->hybrid : NULL);
 	json_kv_str(out, ", ", "uuid", di->uuid[0] ? di->uuid : NULL);
 	fprintf(out, ", \"read_only\": %s, \"deferred_remove\": %s",
 		di->flags & PDM_F_READONLY ? "true" : "false",

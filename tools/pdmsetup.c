@@ -263,15 +263,14 @@ static void read_dev_attr(const struct pdm_devinfo *di, const char *attr,
 /*
  * One device for info: the header fields (INFO, or STATUS when @why asks
  * for the reason polling is off, which only the status text tells), then
- * poll_mode (the bracketed word of "tracked [sweep] ...") and hybrid from
- * sysfs.  Returns 0, or -1 with errno set, having said why, unless @gone
+ * poll_mode and hybrid from sysfs (the bracketed word of "tracked [sweep]
+ * ...").  Returns 0, or -1 with errno set, having said why, unless @gone
  * is set and the device no longer exists (ENXIO).
  */
 static int get_devinfo(int fd, const char *name, int why, int gone,
 		       struct pdm_devinfo *di)
 {
 	struct req r = {};
-	char *open, *close;
 	int ret, err;
 
 	memset(di, 0, sizeof(*di));
@@ -292,13 +291,9 @@ static int get_devinfo(int fd, const char *name, int why, int gone,
 		return -1;
 	}
 	read_dev_attr(di, "poll_mode", di->poll_mode, sizeof(di->poll_mode));
-	open = strchr(di->poll_mode, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (close) {
-		*close = '\0';
-		memmove(di->poll_mode, open + 1, strlen(open + 1) + 1);
-	}
+	sysfs_choice(di->poll_mode);
 	read_dev_attr(di, "hybrid", di->hybrid, sizeof(di->hybrid));
+	sysfs_choice(di->hybrid);
 	return 0;
 }
 

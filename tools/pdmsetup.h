@@ -134,7 +134,7 @@ void print_columns(FILE *out, const struct pdmsetup_args *a,
 		   const struct pdm_devinfo *di, int nr);
 void print_status_json(FILE *out, const char *name, const char *text,
 		       size_t len, const struct pdm_devinfo *di);
-const char *hybrid_name(const char *sysfs_value);
+void sysfs_choice(char *sysfs_value);
 
 /* The control device: pdmsetup-ctl.c. */
 #define CONTROL_PATH	"/dev/" PDM_CONTROL_NAME

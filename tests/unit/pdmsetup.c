@@ -176,13 +176,14 @@ static void test_output(void)
 	struct pdm_devinfo di[2] = {
 		{ .name = "a\"b\\c\td\x01", .major = 253, .minor = 0,
 		  .flags = PDM_F_POLL, .sectors = 16, .nr_segments = 1,
-		  .poll_known = 1, .poll_mode = "tracked", .hybrid = "2" },
+		  .poll_known = 1, .poll_mode = "tracked", .hybrid = "sleep" },
 		{ .name = "long-name", .major = 253, .minor = 11,
 		  .flags = PDM_F_SUSPENDED | PDM_F_INACTIVE, .open_count = 2,
 		  .sectors = 2097152, .nr_segments = 3, .poll_known = 1,
 		  .poll_why = "259:1 does not poll" },
 	};
 	const char st[] = "0 8 linear PI\n8 8 error\n";
+	char choice[32];
 
 	CAPTURE(json_string(out, di[0].name));
 	CHECK_STR("json escapes", "\"a\\\"b\\\\c\\td\\u0001\"", outbuf);
@@ -217,8 +218,15 @@ static void test_output(void)
 	      "--separator", ":", NULL);
 	CAPTURE(print_columns(out, &args, di, 2));
 	CHECK_STR("separated columns", "a:0\nlong-name:2\n", outbuf);
-	CHECK_STR("hybrid 1", "gate", hybrid_name("1"));
-	CHECK_STR("hybrid other", "7", hybrid_name("7"));
+	strcpy(choice, "off [gate] sleep\n");
+	sysfs_choice(choice);
+	CHECK_STR("sysfs choice", "gate", choice);
+	strcpy(choice, "[tracked] sweep");
+	sysfs_choice(choice);
+	CHECK_STR("sysfs choice first", "tracked", choice);
+	strcpy(choice, "7");
+	sysfs_choice(choice);
+	CHECK_STR("sysfs value without brackets", "7", choice);
 }
 
 int main(void)

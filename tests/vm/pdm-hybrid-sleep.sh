@@ -71,22 +71,24 @@ sz=$(cat /sys/block/slowpoll0/size)
 half=$((sz / 2))
 run modprobe pdm
 sys=/sys/block/pdm0/pdm
-stat_of() { cat $sys/"$1"; }
 
-# The knob: names or numbers in, numbers out; anything else refused.
+# The knob: names or numbers in, every choice out with the current one
+# in brackets (as poll_mode); anything else refused.
 run pdmsetup create hs --table "0 $sz linear /dev/slowpoll0 0" >/dev/null
-expect_eq "default hybrid" 0 "$(stat_of hybrid)"
-for v in "gate 1" "sleep 2" "off 0" "2 2" "1 1" "0 0"; do
+expect_eq "default hybrid" "[off] gate sleep" "$(pdm_stat hybrid)"
+for v in "gate off [gate] sleep" "sleep off gate [sleep]" \
+	 "off [off] gate sleep" "2 off gate [sleep]" "1 off [gate] sleep" \
+	 "0 [off] gate sleep"; do
 	read -r in out <<<"$v"
 	echo "$in" >$sys/hybrid || fail "hybrid '$in' refused"
-	expect_eq "hybrid after '$in'" "$out" "$(stat_of hybrid)"
+	expect_eq "hybrid after '$in'" "$out" "$(pdm_stat hybrid)"
 done
 for bad in 3 -1 nap; do
 	if echo "$bad" >$sys/hybrid 2>/dev/null; then
 		fail "hybrid accepted '$bad'"
 	fi
 done
-expect_eq "hybrid after refusals" 0 "$(stat_of hybrid)"
+expect_eq "hybrid after refusals" "[off] gate sleep" "$(pdm_stat hybrid)"
 run pdmsetup remove hs
 
 # 1. Verify: linear over the whole disk, striped over its two halves;
@@ -101,15 +103,15 @@ for table in "linear:0 $sz linear /dev/slowpoll0 0" \
 	run pdmsetup create hs --table "${table#*:}" >/dev/null
 	for hybrid in $modes; do
 		echo "$hybrid" >$sys/hybrid
-		s0=$(stat_of hybrid_sleeps) r0=$(stat_of hybrid_sleep_ready)
-		e0=$(stat_of hybrid_sleep_early)
+		s0=$(pdm_stat hybrid_sleeps) r0=$(pdm_stat hybrid_sleep_ready)
+		e0=$(pdm_stat hybrid_sleep_early)
 		verify "$name-$hybrid-qd1" 1 1m
 		verify "$name-$hybrid-qd32" 32 4m
-		sleeps=$(( $(stat_of hybrid_sleeps) - s0 ))
-		judged=$(( $(stat_of hybrid_sleep_ready) - r0 +
-			   $(stat_of hybrid_sleep_early) - e0 ))
+		sleeps=$(( $(pdm_stat hybrid_sleeps) - s0 ))
+		judged=$(( $(pdm_stat hybrid_sleep_ready) - r0 +
+			   $(pdm_stat hybrid_sleep_early) - e0 ))
 		if [ "$hybrid" = sleep ]; then
-			note "$name: $sleeps sleeps, $judged judged; totals: refused $(stat_of hybrid_sleep_refused), early returns $(stat_of hybrid_early_returns), estimates $(stat_of hybrid_estimate_ns | tr "\n" ";"), lateness $(stat_of hybrid_wake_late_ns) ns, late $(stat_of hybrid_late_wakeups) by $(stat_of hybrid_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
+			note "$name: $sleeps sleeps, $judged judged; totals: refused $(pdm_stat hybrid_sleep_refused), early returns $(pdm_stat hybrid_early_returns), estimates $(pdm_stat hybrid_estimate_ns | tr "\n" ";"), lateness $(pdm_stat hybrid_wake_late_ns) ns, late $(pdm_stat hybrid_late_wakeups) by $(pdm_stat hybrid_late_ns) ns, ready $(pdm_stat hybrid_sleep_ready), early $(pdm_stat hybrid_sleep_early)"
 			expect_ge "$name: sleeps" 100 "$sleeps"
 			# Each sleep judged by its task's next poll, but for
 			# those whose verdict another task's overwrote.
@@ -138,12 +140,12 @@ debug=0
 on_debug_kernel && debug=1
 c1=0 c2=0
 [ $debug = 1 ] || c1=$(cpu_per_io classic1 off)
-s0=$(stat_of hybrid_sleeps) t0=$(stat_of hybrid_slept_ns)
+s0=$(pdm_stat hybrid_sleeps) t0=$(pdm_stat hybrid_slept_ns)
 z=$(cpu_per_io sleep sleep)
-sleeps=$(( $(stat_of hybrid_sleeps) - s0 ))
-slept=$(( $(stat_of hybrid_slept_ns) - t0 ))
+sleeps=$(( $(pdm_stat hybrid_sleeps) - s0 ))
+slept=$(( $(pdm_stat hybrid_slept_ns) - t0 ))
 [ $debug = 1 ] || c2=$(cpu_per_io classic2 off)
-note "CPU per I/O (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept / 1000000)) ms slept; late wake-ups $(stat_of hybrid_late_wakeups), lateness learned $(stat_of hybrid_wake_late_ns) ns, ready $(stat_of hybrid_sleep_ready), early $(stat_of hybrid_sleep_early)"
+note "CPU per I/O (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept / 1000000)) ms slept; late wake-ups $(pdm_stat hybrid_late_wakeups), lateness learned $(pdm_stat hybrid_wake_late_ns) ns, ready $(pdm_stat hybrid_sleep_ready), early $(pdm_stat hybrid_sleep_early)"
 classic=$(( c1 < c2 ? c1 : c2 ))
 if [ $debug = 1 ]; then
 	# A read is gated, not slept, where the wake-up lateness learned
@@ -172,7 +174,7 @@ fio --name=sig --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 	--hipri=1 --rw=randread --bs=4k --iodepth=1 --time_based --runtime=60 \
 	>/tmp/sig.out 2>&1 &
 fpid=$!
-s0=$(stat_of hybrid_sleeps) i0=$(stat_of hybrid_sleeps_interrupted)
+s0=$(pdm_stat hybrid_sleeps) i0=$(pdm_stat hybrid_sleeps_interrupted)
 # Until the estimate has learned most of the 50 ms (the sleeps are then as
 # long as they may be, PDM_SLEEP_MAX_NS: 10 ms).
 est=0
@@ -182,7 +184,7 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 expect_ge "read estimate before the signal (ns)" 20000000 "$est"
-expect_ge "sleeps before the signal" $((s0 + 10)) "$(stat_of hybrid_sleeps)"
+expect_ge "sleeps before the signal" $((s0 + 10)) "$(pdm_stat hybrid_sleeps)"
 # To fio's job process, which does the I/O (and sleeps about half the
 # time: a signal that comes between sleeps only stops the next one):
 # SIGUSR1, which fio answers with a status line and goes on, every 20 ms
@@ -191,24 +193,24 @@ job=$(cat /proc/$fpid/task/*/children 2>/dev/null | tr -d " ")
 expect_num "fio's job process" "$job"
 for _ in $(seq 100); do
 	kill -USR1 "$job" 2>/dev/null || break
-	[ "$(stat_of hybrid_sleeps_interrupted)" -gt "$i0" ] && break
+	[ "$(pdm_stat hybrid_sleeps_interrupted)" -gt "$i0" ] && break
 	sleep 0.02
 done
 kill -INT $fpid "$job" 2>/dev/null
 wait_ended $fpid 5 "fio after SIGINT"
 expect_ge "sleeps cut short by the signal" $((i0 + 1)) \
-	"$(stat_of hybrid_sleeps_interrupted)"
+	"$(pdm_stat hybrid_sleeps_interrupted)"
 echo $svc >/sys/module/blkfast_slowpoll/parameters/service_us
 
 # 4. SQPOLL: the poller is an io_uring thread.
-s0=$(stat_of hybrid_sleeps) f0=$(stat_of hybrid_sleep_refused)
+s0=$(pdm_stat hybrid_sleeps) f0=$(pdm_stat hybrid_sleep_refused)
 fio_run sqpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
 	--hipri=1 --sqthread_poll=1 --rw=randread --bs=4k --iodepth=4 \
 	--number_ios=500 --size=32m
 expect_eq "sqpoll: KiB read" 2000 "$(fio_field 6)"
-expect_eq "sqpoll: sleeps" 0 $(( $(stat_of hybrid_sleeps) - s0 ))
+expect_eq "sqpoll: sleeps" 0 $(( $(pdm_stat hybrid_sleeps) - s0 ))
 expect_ge "sqpoll: refused (gated instead)" 100 \
-	$(( $(stat_of hybrid_sleep_refused) - f0 ))
+	$(( $(pdm_stat hybrid_sleep_refused) - f0 ))
 run pdmsetup remove hs
 run rmmod pdm
 
@@ -226,10 +228,10 @@ for round in 1 2 3 4 5; do
 		--time_based --runtime=$secs --size=32m >/tmp/unload.out 2>&1 &
 	fpid=$!
 	for _ in $(seq 50); do
-		[ "$(stat_of hybrid_sleeps)" -gt 10 ] && break
+		[ "$(pdm_stat hybrid_sleeps)" -gt 10 ] && break
 		sleep 0.1
 	done
-	expect_ge "round $round: sleeps under way" 11 "$(stat_of hybrid_sleeps)"
+	expect_ge "round $round: sleeps under way" 11 "$(pdm_stat hybrid_sleeps)"
 	kill -0 $fpid 2>/dev/null ||
 		fail "round $round: fio ended before remove was tried"
 	expect_fail "Device or resource busy" pdmsetup remove hs

@@ -27,7 +27,7 @@ run pdmsetup create st --table "0 $((2 * s)) striped 2 32 /dev/nvme0n1 0 /dev/nv
 sys=/sys/block/pdm0/pdm
 expect_eq "default poll_mode" "[tracked] sweep sweep_wait direct" \
 	"$(cat $sys/poll_mode)"
-expect_eq "default hybrid" 0 "$(cat $sys/hybrid)"
+expect_eq "default hybrid" "[off] gate sleep" "$(cat $sys/hybrid)"
 if echo bogus >$sys/poll_mode 2>/dev/null; then
 	fail "poll_mode accepted 'bogus'"
 fi
