@@ -220,15 +220,23 @@ static int pdm_cmd_resume(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 }
 
 static const struct pdm_cmd pdm_cmds[] = {
-	{ PDM_IOC_LIST,    PDM_CMD_GLOBAL, false, false, pdm_output_list },
-	{ PDM_IOC_CREATE,  PDM_CMD_CREATE, true, true, NULL, pdm_cmd_create },
-	{ PDM_IOC_INFO,    PDM_CMD_QUERY,  true, false },
-	{ PDM_IOC_TABLE,   PDM_CMD_QUERY,  true, false, pdm_output_table },
-	{ PDM_IOC_STATUS,  PDM_CMD_QUERY,  true, false, pdm_output_status },
-	{ PDM_IOC_REMOVE,  PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_remove },
-	{ PDM_IOC_RELOAD,  PDM_CMD_CHANGE, true, true, NULL, pdm_cmd_reload },
-	{ PDM_IOC_SUSPEND, PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_suspend },
-	{ PDM_IOC_RESUME,  PDM_CMD_CHANGE, true, false, NULL, pdm_cmd_resume },
+	{ .ioc = PDM_IOC_LIST, .kind = PDM_CMD_GLOBAL,
+	  .output = pdm_output_list },
+	{ .ioc = PDM_IOC_CREATE, .kind = PDM_CMD_CREATE, .named = true,
+	  .takes_text = true, .run = pdm_cmd_create },
+	{ .ioc = PDM_IOC_INFO, .kind = PDM_CMD_QUERY, .named = true },
+	{ .ioc = PDM_IOC_TABLE, .kind = PDM_CMD_QUERY, .named = true,
+	  .output = pdm_output_table },
+	{ .ioc = PDM_IOC_STATUS, .kind = PDM_CMD_QUERY, .named = true,
+	  .output = pdm_output_status },
+	{ .ioc = PDM_IOC_REMOVE, .kind = PDM_CMD_CHANGE, .named = true,
+	  .run = pdm_cmd_remove },
+	{ .ioc = PDM_IOC_RELOAD, .kind = PDM_CMD_CHANGE, .named = true,
+	  .takes_text = true, .run = pdm_cmd_reload },
+	{ .ioc = PDM_IOC_SUSPEND, .kind = PDM_CMD_CHANGE, .named = true,
+	  .run = pdm_cmd_suspend },
+	{ .ioc = PDM_IOC_RESUME, .kind = PDM_CMD_CHANGE, .named = true,
+	  .run = pdm_cmd_resume },
 };
 
 /*
