@@ -12,7 +12,7 @@
 
 #include "split-deadline.h"
 
-static struct sdl_data *sd_of(struct request_queue *q)
+static struct sd_sched *sd_of(struct request_queue *q)
 {
 	return q->elevator->elevator_data;
 }
@@ -23,12 +23,12 @@ static struct sdl_data *sd_of(struct request_queue *q)
  * around two accessors: sd_<name>_lock() and sd_<name>_list().
  */
 #define SD_LIST_SEQ(name, lockexpr, listexpr)				\
-static spinlock_t *sd_##name##_lock(struct sdl_data *sd)		\
+static spinlock_t *sd_##name##_lock(struct sd_sched *sd)		\
 {									\
 	return lockexpr;						\
 }									\
 									\
-static struct list_head *sd_##name##_list(struct sdl_data *sd)		\
+static struct list_head *sd_##name##_list(struct sd_sched *sd)		\
 {									\
 	return listexpr;						\
 }									\
@@ -36,7 +36,7 @@ static struct list_head *sd_##name##_list(struct sdl_data *sd)		\
 static void *sd_##name##_start(struct seq_file *m, loff_t *pos)	\
 	__acquires(sd_##name##_lock(sd))				\
 {									\
-	struct sdl_data *sd = sd_of(m->private);			\
+	struct sd_sched *sd = sd_of(m->private);			\
 									\
 	spin_lock(sd_##name##_lock(sd));				\
 	return seq_list_start(sd_##name##_list(sd), *pos);		\
@@ -44,7 +44,7 @@ static void *sd_##name##_start(struct seq_file *m, loff_t *pos)	\
 									\
 static void *sd_##name##_next(struct seq_file *m, void *v, loff_t *pos) \
 {									\
-	struct sdl_data *sd = sd_of(m->private);			\
+	struct sd_sched *sd = sd_of(m->private);			\
 									\
 	return seq_list_next(v, sd_##name##_list(sd), pos);		\
 }									\
@@ -52,7 +52,7 @@ static void *sd_##name##_next(struct seq_file *m, void *v, loff_t *pos) \
 static void sd_##name##_stop(struct seq_file *m, void *v)		\
 	__releases(sd_##name##_lock(sd))				\
 {									\
-	struct sdl_data *sd = sd_of(m->private);			\
+	struct sd_sched *sd = sd_of(m->private);			\
 									\
 	spin_unlock(sd_##name##_lock(sd));				\
 }									\
@@ -64,48 +64,51 @@ static const struct seq_operations sd_##name##_seq_ops = {		\
 	.show	= blk_mq_debugfs_rq_show,				\
 }
 
-SD_LIST_SEQ(read0_fifo, &sd->lock,
+SD_LIST_SEQ(read0_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_RT_PRIO].fifo_list[SD_READ]);
-SD_LIST_SEQ(write0_fifo, &sd->lock,
+SD_LIST_SEQ(write0_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_RT_PRIO].fifo_list[SD_WRITE]);
-SD_LIST_SEQ(read1_fifo, &sd->lock,
+SD_LIST_SEQ(read1_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_BE_PRIO].fifo_list[SD_READ]);
-SD_LIST_SEQ(write1_fifo, &sd->lock,
+SD_LIST_SEQ(write1_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_BE_PRIO].fifo_list[SD_WRITE]);
-SD_LIST_SEQ(read2_fifo, &sd->lock,
+SD_LIST_SEQ(read2_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_READ]);
-SD_LIST_SEQ(write2_fifo, &sd->lock,
+SD_LIST_SEQ(write2_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_WRITE]);
-SD_LIST_SEQ(dispatch0, &sd->lock, &sd->per_prio[0].dispatch);
-SD_LIST_SEQ(dispatch1, &sd->lock, &sd->per_prio[1].dispatch);
-SD_LIST_SEQ(dispatch2, &sd->lock, &sd->per_prio[2].dispatch);
+SD_LIST_SEQ(dispatch0, &sd->dispatch_lock, &sd->per_prio[0].dispatch);
+SD_LIST_SEQ(dispatch1, &sd->dispatch_lock, &sd->per_prio[1].dispatch);
+SD_LIST_SEQ(dispatch2, &sd->dispatch_lock, &sd->per_prio[2].dispatch);
 
-/* Staged requests, newest first: only sd->lock's holder takes them off. */
+/*
+ * Staged requests, newest first: only the dispatch lock's holder takes
+ * them off.
+ */
 static int sd_staged_show(void *data, struct seq_file *m)
 {
-	struct sdl_data *sd = sd_of(data);
+	struct sd_sched *sd = sd_of(data);
 	struct request *rq;
 
-	spin_lock(&sd->lock);
+	spin_lock(&sd->dispatch_lock);
 	llist_for_each_entry(rq, READ_ONCE(sd->staged_head.first), ipi_list)
 		__blk_mq_debugfs_rq_show(m, rq);
 	llist_for_each_entry(rq, READ_ONCE(sd->staged.first), ipi_list)
 		__blk_mq_debugfs_rq_show(m, rq);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	return 0;
 }
 
 static int sd_next_rq_show(void *data, struct seq_file *m,
 			   enum sd_prio prio, enum sd_dir dir)
 {
-	struct sdl_data *sd = sd_of(data);
+	struct sd_sched *sd = sd_of(data);
 	struct request *rq;
 
-	spin_lock(&sd->lock);
+	spin_lock(&sd->dispatch_lock);
 	rq = sd->per_prio[prio].next_rq[dir];
 	if (rq)
 		__blk_mq_debugfs_rq_show(m, rq);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	return 0;
 }
 
@@ -142,28 +145,28 @@ static int sd_async_depth_show(void *data, struct seq_file *m)
 
 /* Print f(sd, prio) for the three priorities, under the dispatch lock. */
 static int sd_show_per_prio(void *data, struct seq_file *m,
-			    u32 (*f)(struct sdl_data *, enum sd_prio))
+			    u32 (*f)(struct sd_sched *, enum sd_prio))
 {
-	struct sdl_data *sd = sd_of(data);
+	struct sd_sched *sd = sd_of(data);
 	u32 v[SD_PRIO_COUNT];
 	enum sd_prio prio;
 
-	spin_lock(&sd->lock);
+	spin_lock(&sd->dispatch_lock);
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++)
 		v[prio] = f(sd, prio);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	seq_printf(m, "%u %u %u\n", v[0], v[1], v[2]);
 	return 0;
 }
 
 static int sd_queued_show(void *data, struct seq_file *m)
 {
-	return sd_show_per_prio(data, m, sdl_queued);
+	return sd_show_per_prio(data, m, sd_queued);
 }
 
 static int sd_owned_by_driver_show(void *data, struct seq_file *m)
 {
-	return sd_show_per_prio(data, m, sdl_owned_by_driver);
+	return sd_show_per_prio(data, m, sd_owned_by_driver);
 }
 
 /* Each line is named after its struct sd_contention field. */
@@ -175,15 +178,15 @@ static int sd_owned_by_driver_show(void *data, struct seq_file *m)
 
 static int sd_contention_show(void *data, struct seq_file *m)
 {
-	struct sdl_data *sd = sd_of(data);
+	struct sd_sched *sd = sd_of(data);
 	struct sd_contention locked;
 
-	/* A copy, for the counters sd->lock owns. */
-	spin_lock(&sd->lock);
+	/* A copy, for the counters sd->dispatch_lock owns. */
+	spin_lock(&sd->dispatch_lock);
 	locked.dispatch_lock_waits = sd->cont.dispatch_lock_waits;
 	locked.drained = sd->cont.drained;
 	locked.drained_merges = sd->cont.drained_merges;
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 
 	SD_SHOW_COUNT(m, locked, dispatch_lock_waits);
 	SD_SHOW_ATOMIC(m, sd->cont, dispatch_lock_busy_inserts);
@@ -198,7 +201,7 @@ static int sd_contention_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[] = {
+const struct blk_mq_debugfs_attr sd_queue_debugfs_attrs[] = {
 	{"read0_fifo_list", 0400, .seq_ops = &sd_read0_fifo_seq_ops},
 	{"read0_next_rq", 0400, sd_read0_next_rq_show},
 	{"write0_fifo_list", 0400, .seq_ops = &sd_write0_fifo_seq_ops},

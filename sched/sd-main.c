@@ -46,11 +46,11 @@ static enum sd_prio sd_rq_prio(struct request *rq)
  * cleared by sd_prepare_request():
  * - SD_RQ_COUNTED: counted as inserted (sd_insert_locked()); a requeue is
  *   not counted again, and sd_finish_request() skips the uncounted ones,
- *   which bypassed the scheduler.  Set under sd->lock.
+ *   which bypassed the scheduler.  Set under sd->dispatch_lock.
  * - SD_RQ_STAMPED: its FIFO deadline was stamped when it was staged
  *   (sd_insert_requests()), so the drain keeps it.  Set by the inserter
  *   before the request is published on the staging list, cleared under
- *   sd->lock when the request is inserted.
+ *   sd->dispatch_lock when the request is inserted.
  */
 enum sd_rq_flag {
 	SD_RQ_COUNTED,
@@ -128,21 +128,21 @@ static void sd_del_rq_rb(struct sd_per_prio *pp, struct request *rq)
 	elv_rb_del(sd_rb_root(pp, rq), rq);
 }
 
-/* One more or one less request on the lists.  sd->lock held. */
-static void sd_held_add(struct sdl_data *sd, int n)
+/* One more or one less request on the lists.  sd->dispatch_lock held. */
+static void sd_held_add(struct sd_sched *sd, int n)
 {
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 	WRITE_ONCE(sd->nr_held, sd->nr_held + n);
 }
 
 /*
  * Take @rq off the sort tree, FIFO and merge hash (an insert merge may
- * pass a request that is on none of them).  sd->lock held.
+ * pass a request that is on none of them).  sd->dispatch_lock held.
  */
 static void sd_remove_request(struct request_queue *q, struct sd_per_prio *pp,
 			      struct request *rq)
 {
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 
 	if (!list_empty(&rq->queuelist)) {
 		list_del_init(&rq->queuelist);
@@ -157,19 +157,19 @@ static void sd_remove_request(struct request_queue *q, struct sd_per_prio *pp,
 }
 
 /* Requests the scheduler holds at @prio, staged ones excluded. */
-u32 sdl_queued(struct sdl_data *sd, enum sd_prio prio)
+u32 sd_queued(struct sd_sched *sd, enum sd_prio prio)
 {
 	const struct sd_stats *st = &sd->per_prio[prio].stats;
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 	return st->inserted - atomic_read(&st->completed);
 }
 
-u32 sdl_owned_by_driver(struct sdl_data *sd, enum sd_prio prio)
+u32 sd_owned_by_driver(struct sd_sched *sd, enum sd_prio prio)
 {
 	const struct sd_stats *st = &sd->per_prio[prio].stats;
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 	return st->dispatched + st->merged - atomic_read(&st->completed);
 }
 
@@ -178,17 +178,17 @@ u32 sdl_owned_by_driver(struct sdl_data *sd, enum sd_prio prio)
 /*
  * Put @rq into the scheduler proper: sort tree, FIFO and merge hash, after
  * trying to merge it into a queued request.  Merged-away requests go on
- * @free, to be freed once the dispatch lock is dropped.  sd->lock held.
+ * @free, to be freed once the dispatch lock is dropped.  Dispatch lock held.
  * Returns true when @rq was merged away.
  */
-static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
+static bool sd_insert_locked(struct request_queue *q, struct sd_sched *sd,
 			     struct request *rq, bool at_head,
 			     struct list_head *free)
 {
 	const enum sd_dir dir = rq_data_dir(rq);
 	struct sd_per_prio *pp = &sd->per_prio[sd_rq_prio(rq)];
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 
 	/* A requeued zoned write gives back its zone write lock. */
 	blk_req_zone_write_unlock(rq);
@@ -236,16 +236,16 @@ static bool sd_insert_locked(struct request_queue *q, struct sdl_data *sd,
  * Insert what @staged holds, oldest first.  For at-head inserts that is
  * what mq-deadline does too: each goes to the head in turn, so the latest
  * ends up in front, as its at-head inserts (and requeues) do.
- * sd->lock held.
+ * sd->dispatch_lock held.
  */
-static void sd_drain_list(struct request_queue *q, struct sdl_data *sd,
+static void sd_drain_list(struct request_queue *q, struct sd_sched *sd,
 			  struct llist_head *staged, bool at_head,
 			  struct list_head *free)
 {
 	struct llist_node *first;
 	struct request *rq, *next;
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 	/*
 	 * A dispatcher that found nothing looks at the staging lists, then
 	 * at insert_gen (sd_release_dispatch()): bump it before the lists
@@ -263,8 +263,8 @@ static void sd_drain_list(struct request_queue *q, struct sdl_data *sd,
 	}
 }
 
-/* Move the staging lists into the scheduler proper.  sd->lock held. */
-static void sd_drain_staged(struct request_queue *q, struct sdl_data *sd,
+/* Move the staging lists into the scheduler proper.  sd->dispatch_lock held. */
+static void sd_drain_staged(struct request_queue *q, struct sd_sched *sd,
 			    struct list_head *free)
 {
 	if (!llist_empty(&sd->staged_head))
@@ -300,7 +300,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 			       struct list_head *list, bool at_head)
 {
 	struct request_queue *q = hctx->queue;
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	struct request *rq;
 	unsigned int n;
 	LIST_HEAD(free);
@@ -314,8 +314,8 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 	 * boosts nothing.
 	 */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		spin_lock(&sd->lock);
-	else if (!spin_trylock(&sd->lock))
+		spin_lock(&sd->dispatch_lock);
+	else if (!spin_trylock(&sd->dispatch_lock))
 		goto stage;
 	/*
 	 * Staged requests arrived first: insert them first.  Zoned
@@ -331,7 +331,7 @@ static void sd_insert_requests(struct blk_mq_hw_ctx *hctx,
 		sd_insert_locked(q, sd, rq, at_head, &free);
 	}
 	WRITE_ONCE(sd->insert_gen, sd->insert_gen + 1);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	/*
 	 * Pairs with the barrier in sd_dispatch_request(): the insert, then
 	 * the queue run's test of SD_DISPATCHING.
@@ -369,7 +369,7 @@ static void sd_prepare_request(struct request *rq)
 static int sd_request_merge(struct request_queue *q, struct request **rq,
 			    struct bio *bio)
 {
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	const enum sd_prio prio =
 		ioprio_class_to_prio[IOPRIO_PRIO_CLASS(bio->bi_ioprio)];
 	struct sd_per_prio *pp = &sd->per_prio[prio];
@@ -392,7 +392,7 @@ static int sd_request_merge(struct request_queue *q, struct request **rq,
 static void sd_request_merged(struct request_queue *q, struct request *req,
 			      enum elv_merge type)
 {
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	struct sd_per_prio *pp = &sd->per_prio[sd_rq_prio(req)];
 
 	/* A front merge moved the request's start: re-sort it. */
@@ -402,14 +402,14 @@ static void sd_request_merged(struct request_queue *q, struct request *req,
 	}
 }
 
-/* @next was merged into @req and is about to be freed.  sd->lock held. */
+/* @next was merged into @req and is about to be freed.  Dispatch lock held. */
 static void sd_merged_requests(struct request_queue *q, struct request *req,
 			       struct request *next)
 {
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	const enum sd_prio prio = sd_rq_prio(next);
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 	sd->per_prio[prio].stats.merged++;
 
 	/* req inherits next's deadline and FIFO place if next is older. */
@@ -427,7 +427,7 @@ static void sd_merged_requests(struct request_queue *q, struct request *req,
  * the other emptiness checks here (has_work, the merge shortcut): a racy
  * answer is one a queue run or the locked path makes good.
  */
-static bool sd_sorted(struct sdl_data *sd, enum sd_dir dir)
+static bool sd_sorted(struct sd_sched *sd, enum sd_dir dir)
 {
 	enum sd_prio prio;
 
@@ -442,7 +442,7 @@ static bool sd_sorted(struct sdl_data *sd, enum sd_dir dir)
  * the dispatch lists count too; they are rare, and the locked lookup
  * skips them.)  Racy as sd_sorted().
  */
-static bool sd_may_merge(struct sdl_data *sd)
+static bool sd_may_merge(struct sd_sched *sd)
 {
 	return READ_ONCE(sd->nr_held) || !llist_empty(&sd->staged);
 }
@@ -450,7 +450,7 @@ static bool sd_may_merge(struct sdl_data *sd)
 static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 			 unsigned int nr_segs)
 {
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	struct request *free = NULL;
 	LIST_HEAD(drained);
 	bool merged;
@@ -467,8 +467,8 @@ static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 
 	/* On PREEMPT_RT the submitter waits: see sd_insert_requests(). */
 	if (IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		spin_lock(&sd->lock);
-	} else if (!spin_trylock(&sd->lock)) {
+		spin_lock(&sd->dispatch_lock);
+	} else if (!spin_trylock(&sd->dispatch_lock)) {
 		/*
 		 * A dispatcher is busy: no merge lookup.  The request this
 		 * bio becomes may still merge when it is inserted or drained.
@@ -479,7 +479,7 @@ static bool sd_bio_merge(struct request_queue *q, struct bio *bio,
 	/* What waits on the staging lists is a merge candidate too. */
 	sd_drain_staged(q, sd, &drained);
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	blk_mq_free_requests(&drained);
 	if (free)
 		blk_mq_free_request(free);
@@ -521,7 +521,7 @@ static struct request *sd_skip_seq_writes(struct request *rq)
  * device a write must target an unlocked zone, and on rotational media it
  * must not break into the middle of a sequential stream.
  */
-static struct request *sd_fifo_request(struct sdl_data *sd,
+static struct request *sd_fifo_request(struct sd_sched *sd,
 				       struct sd_per_prio *pp, enum sd_dir dir)
 {
 	struct request *rq;
@@ -546,7 +546,7 @@ out:
 }
 
 /* The next request of @dir in sector order that may be dispatched now. */
-static struct request *sd_next_request(struct sdl_data *sd,
+static struct request *sd_next_request(struct sd_sched *sd,
 				       struct sd_per_prio *pp, enum sd_dir dir)
 {
 	struct request *rq = pp->next_rq[dir];
@@ -567,7 +567,7 @@ static struct request *sd_next_request(struct sdl_data *sd,
 }
 
 /* Whether @rq arrived after @latest_start (jiffies). */
-static bool sd_started_after(struct sdl_data *sd, struct request *rq,
+static bool sd_started_after(struct sd_sched *sd, struct request *rq,
 			     unsigned long latest_start)
 {
 	unsigned long start = (unsigned long)rq->fifo_time -
@@ -581,16 +581,16 @@ static bool sd_started_after(struct sdl_data *sd, struct request *rq,
  * current batch, else choose a direction (reads first, unless writes have
  * been starved writes_starved times), then the expired FIFO head or the
  * next request in sector order.  Only requests that arrived no later than
- * @latest_start qualify.  sd->lock held.
+ * @latest_start qualify.  sd->dispatch_lock held.
  */
-static struct request *sd_dispatch_prio(struct sdl_data *sd,
+static struct request *sd_dispatch_prio(struct sd_sched *sd,
 					struct sd_per_prio *pp,
 					unsigned long latest_start)
 {
 	struct request *rq, *next_rq;
 	enum sd_dir dir;
 
-	lockdep_assert_held(&sd->lock);
+	lockdep_assert_held(&sd->dispatch_lock);
 
 	if (!list_empty(&pp->dispatch)) {
 		rq = list_first_entry(&pp->dispatch, struct request, queuelist);
@@ -646,13 +646,13 @@ done:
 }
 
 /* Lower-priority requests older than prio_aging_expire go first. */
-static struct request *sd_dispatch_aged(struct sdl_data *sd, unsigned long now)
+static struct request *sd_dispatch_aged(struct sd_sched *sd, unsigned long now)
 {
 	struct request *rq;
 	enum sd_prio prio;
 
-	if (!!sdl_queued(sd, SD_RT_PRIO) + !!sdl_queued(sd, SD_BE_PRIO) +
-	    !!sdl_queued(sd, SD_IDLE_PRIO) < 2)
+	if (!!sd_queued(sd, SD_RT_PRIO) + !!sd_queued(sd, SD_BE_PRIO) +
+	    !!sd_queued(sd, SD_IDLE_PRIO) < 2)
 		return NULL;
 
 	for (prio = SD_BE_PRIO; prio <= SD_PRIO_MAX; prio++) {
@@ -667,10 +667,10 @@ static struct request *sd_dispatch_aged(struct sdl_data *sd, unsigned long now)
 /*
  * The request to dispatch now, by mq-deadline's policy: aged lower
  * priorities first, then the highest priority that has requests (lower
- * ones wait while a higher one has any, in flight included).  sd->lock
+ * ones wait while a higher one has any, in flight included).  sd->dispatch_lock
  * held.
  */
-static struct request *sd_pick_request(struct sdl_data *sd, unsigned long now)
+static struct request *sd_pick_request(struct sd_sched *sd, unsigned long now)
 {
 	struct request *rq;
 	enum sd_prio prio;
@@ -680,7 +680,7 @@ static struct request *sd_pick_request(struct sdl_data *sd, unsigned long now)
 		return rq;
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
 		rq = sd_dispatch_prio(sd, &sd->per_prio[prio], now);
-		if (rq || sdl_queued(sd, prio))
+		if (rq || sd_queued(sd, prio))
 			break;
 	}
 	return rq;
@@ -688,10 +688,10 @@ static struct request *sd_pick_request(struct sdl_data *sd, unsigned long now)
 
 /*
  * What an idle pass must see move to know it missed something: inserts and
- * drains (insert_gen, sd->lock) and zone write unlocks.  Both only grow, so
- * their sum moves whenever either does.
+ * drains (insert_gen, under the dispatch lock) and zone write unlocks.  Both
+ * only grow, so their sum moves whenever either does.
  */
-static unsigned long sd_wake_gen(struct sdl_data *sd)
+static unsigned long sd_wake_gen(struct sd_sched *sd)
 {
 	return READ_ONCE(sd->insert_gen) +
 	       (unsigned int)atomic_read(&sd->zone_unlocks);
@@ -712,7 +712,7 @@ static unsigned long sd_wake_gen(struct sdl_data *sd)
  * dispatch lock's release to here, has a name: tests/vm/sd-dispatch-window.sh
  * widens it with a kprobe on this function's entry.
  */
-static noinline __noclone bool sd_release_dispatch(struct sdl_data *sd,
+static noinline __noclone bool sd_release_dispatch(struct sd_sched *sd,
 						   unsigned long gen, bool idle)
 {
 	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
@@ -761,7 +761,7 @@ static noinline __noclone bool sd_release_dispatch(struct sdl_data *sd,
  * a SCHED_FIFO task on its CPU say, would stall every dispatcher of any
  * priority for as long as that task runs, and only a lock boosts it.
  */
-static bool sd_enter_dispatch(struct sdl_data *sd)
+static bool sd_enter_dispatch(struct sd_sched *sd)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return true;
@@ -772,7 +772,7 @@ static bool sd_enter_dispatch(struct sdl_data *sd)
 static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
 	struct request_queue *q = hctx->queue;
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	struct request *rq = NULL;
 	unsigned long now, gen;
 	LIST_HEAD(free);
@@ -784,7 +784,7 @@ again:
 		return NULL;
 	}
 
-	sd_lock_counted(&sd->lock, &sd->cont.dispatch_lock_waits);
+	sd_lock_counted(&sd->dispatch_lock, &sd->cont.dispatch_lock_waits);
 	sd_drain_staged(q, sd, &free);
 	/*
 	 * After the drain, under the lock: every request now queued arrived
@@ -800,7 +800,7 @@ again:
 	/* Nothing held (after the drain): nothing any policy could pick. */
 	if (sd->nr_held)
 		rq = sd_pick_request(sd, now);
-	spin_unlock(&sd->lock);
+	spin_unlock(&sd->dispatch_lock);
 	missed = sd_release_dispatch(sd, gen, !rq);
 	blk_mq_free_requests(&free);
 	if (missed)
@@ -811,12 +811,12 @@ again:
 /* True while the scheduler holds any request, staged ones included. */
 static bool sd_has_work(struct blk_mq_hw_ctx *hctx)
 {
-	struct sdl_data *sd = hctx->queue->elevator->elevator_data;
+	struct sd_sched *sd = hctx->queue->elevator->elevator_data;
 
 	return sd_may_merge(sd) || !llist_empty(&sd->staged_head);
 }
 
-static bool sd_has_write_work(struct sdl_data *sd)
+static bool sd_has_write_work(struct sd_sched *sd)
 {
 	return sd_sorted(sd, SD_WRITE) || !llist_empty(&sd->staged);
 }
@@ -831,7 +831,7 @@ static bool sd_has_write_work(struct sdl_data *sd)
 static void sd_finish_request(struct request *rq)
 {
 	struct request_queue *q = rq->q;
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 	unsigned long flags;
 
 	/* Requests that bypassed the scheduler were never counted. */
@@ -875,7 +875,7 @@ static int sd_to_word_depth(struct blk_mq_hw_ctx *hctx, unsigned int qdepth)
 /* Async requests and writes may not take the tags sync reads need. */
 static void sd_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 {
-	struct sdl_data *sd = data->q->elevator->elevator_data;
+	struct sd_sched *sd = data->q->elevator->elevator_data;
 
 	if (op_is_sync(opf) && !op_is_write(opf))
 		return;
@@ -885,7 +885,7 @@ static void sd_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 static void sd_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
 	struct request_queue *q = hctx->queue;
-	struct sdl_data *sd = q->elevator->elevator_data;
+	struct sd_sched *sd = q->elevator->elevator_data;
 
 	sd->async_depth = q->nr_requests;
 	sbitmap_queue_min_shallow_depth(&hctx->sched_tags->bitmap_tags, 1);
@@ -902,7 +902,7 @@ static int sd_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 {
 	struct elevator_queue *eq;
-	struct sdl_data *sd;
+	struct sd_sched *sd;
 	enum sd_prio prio;
 
 	eq = elevator_alloc(q, e);
@@ -934,7 +934,7 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 	sd->last_dir = SD_WRITE;
 	sd->fifo_batch = fifo_batch;
 	sd->prio_aging_expire = prio_aging_expire;
-	spin_lock_init(&sd->lock);
+	spin_lock_init(&sd->dispatch_lock);
 	spin_lock_init(&sd->zone_lock);
 
 	/* One set of queues for the whole device, as mq-deadline. */
@@ -946,7 +946,7 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 /* Every request the scheduler counted in must have been counted out. */
 static void sd_exit_sched(struct elevator_queue *e)
 {
-	struct sdl_data *sd = e->elevator_data;
+	struct sd_sched *sd = e->elevator_data;
 	enum sd_prio prio;
 
 	WARN_ON_ONCE(!llist_empty(&sd->staged) ||
@@ -960,9 +960,9 @@ static void sd_exit_sched(struct elevator_queue *e)
 		WARN_ON_ONCE(!list_empty(&pp->fifo_list[SD_WRITE]));
 		WARN_ON_ONCE(!list_empty(&pp->dispatch));
 
-		spin_lock(&sd->lock);
-		queued = sdl_queued(sd, prio);
-		spin_unlock(&sd->lock);
+		spin_lock(&sd->dispatch_lock);
+		queued = sd_queued(sd, prio);
+		spin_unlock(&sd->dispatch_lock);
 		WARN_ONCE(queued,
 			  "split-deadline: prio %d unbalanced: inserted %u merged %u dispatched %u completed %u\n",
 			  prio, st->inserted, st->merged, st->dispatched,
@@ -991,9 +991,9 @@ static struct elevator_type split_deadline = {
 		.init_hctx		= sd_init_hctx,
 	},
 #ifdef CONFIG_BLK_DEBUG_FS
-	.queue_debugfs_attrs	= sdl_queue_debugfs_attrs,
+	.queue_debugfs_attrs	= sd_queue_debugfs_attrs,
 #endif
-	.elevator_attrs		= sdl_attrs,
+	.elevator_attrs		= sd_attrs,
 	.elevator_name		= "split-deadline",
 	.elevator_features	= ELEVATOR_F_ZBD_SEQ_WRITE,
 	.elevator_owner		= THIS_MODULE,

@@ -36,7 +36,7 @@ static int sd_parse_clamped(const char *page, int min, int max, int *out)
 #define SD_INT_SHOW(name, var)						\
 static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 {									\
-	struct sdl_data *sd = e->elevator_data;				\
+	struct sd_sched *sd = e->elevator_data;				\
 									\
 	return sd_show_int(e, page, var);				\
 }
@@ -45,7 +45,7 @@ static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
-	struct sdl_data *sd = e->elevator_data;				\
+	struct sd_sched *sd = e->elevator_data;				\
 	int v, ret = sd_parse_clamped(page, min, max, &v);		\
 									\
 	if (ret)							\
@@ -58,7 +58,7 @@ static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 #define SD_MS_SHOW(name, var)						\
 static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 {									\
-	struct sdl_data *sd = e->elevator_data;				\
+	struct sd_sched *sd = e->elevator_data;				\
 									\
 	return sd_show_int(e, page, jiffies_to_msecs(var));		\
 }
@@ -67,7 +67,7 @@ static ssize_t sd_##name##_show(struct elevator_queue *e, char *page)	\
 static ssize_t sd_##name##_store(struct elevator_queue *e,		\
 				 const char *page, size_t count)	\
 {									\
-	struct sdl_data *sd = e->elevator_data;				\
+	struct sd_sched *sd = e->elevator_data;				\
 	int v, ret = sd_parse_clamped(page, 0, INT_MAX, &v);		\
 									\
 	if (ret)							\
@@ -93,7 +93,7 @@ SD_INT_STORE(fifo_batch, sd->fifo_batch, 0, INT_MAX)
 
 #define SD_ATTR(name) __ATTR(name, 0644, sd_##name##_show, sd_##name##_store)
 
-struct elv_fs_entry sdl_attrs[] = {
+struct elv_fs_entry sd_attrs[] = {
 	SD_ATTR(read_expire),
 	SD_ATTR(write_expire),
 	SD_ATTR(writes_starved),

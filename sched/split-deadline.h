@@ -6,11 +6,12 @@
  *
  * Locking
  * -------
- * sd->lock ("dispatch lock") owns the scheduler proper: the per-priority
- * sort trees, FIFOs and dispatch lists, the batching state, the core's
- * merge hash (elv_rqhash_*) and q->last_merge, and the inserted / merged /
- * dispatched counters.  Exactly as in mq-deadline, every merge lookup and
- * every change of those structures happens under it.
+ * sd->dispatch_lock, the dispatch lock, owns the scheduler proper: the
+ * per-priority sort trees, FIFOs and dispatch lists, the batching state,
+ * the core's merge hash (elv_rqhash_*) and q->last_merge, and the
+ * inserted / merged / dispatched counters.  Exactly as in mq-deadline,
+ * every merge lookup and every change of those structures happens under
+ * it.
  *
  * Submitters never wait for the dispatch lock (except on PREEMPT_RT: see
  * below).  A submitter first *tries* it and, if it gets it, inserts
@@ -74,13 +75,13 @@ enum sd_prio {
 
 /* Per-priority counters; they may wrap, only differences matter. */
 struct sd_stats {
-	u32 inserted;		/* sd->lock */
-	u32 merged;		/* sd->lock */
-	u32 dispatched;		/* sd->lock */
+	u32 inserted;		/* sd->dispatch_lock */
+	u32 merged;		/* sd->dispatch_lock */
+	u32 dispatched;		/* sd->dispatch_lock */
 	atomic_t completed;	/* atomic: finish_request takes no lock */
 };
 
-/* All members under sd->lock. */
+/* All members under sd->dispatch_lock. */
 struct sd_per_prio {
 	struct list_head dispatch;		/* at-head inserts, FIFO */
 	struct rb_root sort_list[SD_DIR_COUNT];	/* by sector */
@@ -99,9 +100,10 @@ struct sd_contention {
 	atomic64_t dispatch_lock_busy_inserts;
 	/* bio merges not tried: the dispatch lock was busy */
 	atomic64_t dispatch_lock_busy_bio_merges;
-	u64 dispatch_lock_waits;	/* sd->lock */
-	u64 drained;			/* sd->lock: requests moved from staging */
-	u64 drained_merges;		/* sd->lock: drained and merged away */
+	/* These three under sd->dispatch_lock: */
+	u64 dispatch_lock_waits;
+	u64 drained;			/* requests moved from staging */
+	u64 drained_merges;		/* drained and merged away */
 	atomic64_t dispatching_skips;	/* another CPU was dispatching */
 	atomic64_t dispatch_rechecks;	/* new requests seen after the flag */
 };
@@ -111,30 +113,30 @@ enum {
 	SD_DISPATCHING,		/* one CPU is inside sd_dispatch_request() */
 };
 
-struct sdl_data {
-	spinlock_t lock;		/* the dispatch lock, see above */
+struct sd_sched {
+	spinlock_t dispatch_lock;	/* see above */
 	struct sd_per_prio per_prio[SD_PRIO_COUNT];
-	enum sd_dir last_dir;		/* sd->lock */
-	unsigned int batching;		/* sd->lock */
-	unsigned int starved;		/* sd->lock */
+	enum sd_dir last_dir;		/* sd->dispatch_lock */
+	unsigned int batching;		/* sd->dispatch_lock */
+	unsigned int starved;		/* sd->dispatch_lock */
 	/*
 	 * Requests on the FIFOs and dispatch lists, staged ones excluded:
-	 * written under sd->lock, read without it (WRITE_ONCE/READ_ONCE) by
-	 * has_work and the bio-merge shortcut, where one load replaces a
-	 * look at every list.
+	 * written under sd->dispatch_lock, read without it (WRITE_ONCE and
+	 * READ_ONCE) by has_work and the bio-merge shortcut, where one load
+	 * replaces a look at every list.
 	 */
 	unsigned int nr_held;
 	/*
-	 * Bumped by every direct insert and every drain, under sd->lock; the
-	 * dispatcher reads it under sd->lock and again after it has dropped
-	 * SD_DISPATCHING, to see an insert whose queue run found the flag
-	 * still set.
+	 * Bumped by every direct insert and every drain, under
+	 * sd->dispatch_lock; the dispatcher reads it under the lock and again
+	 * after it has dropped SD_DISPATCHING, to see an insert whose queue
+	 * run found the flag still set.
 	 */
 	unsigned long insert_gen;
 
 	/*
 	 * Staged requests, newest first: anyone adds, only the holder of
-	 * sd->lock takes off (and may walk).
+	 * sd->dispatch_lock takes off (and may walk).
 	 */
 	struct llist_head staged ____cacheline_aligned_in_smp; /* tail */
 	struct llist_head staged_head;	/* at-head inserts (requeues) */
@@ -159,12 +161,12 @@ struct sdl_data {
 	atomic_t zone_unlocks;
 };
 
-extern struct elv_fs_entry sdl_attrs[];
+extern struct elv_fs_entry sd_attrs[];
 #ifdef CONFIG_BLK_DEBUG_FS
-extern const struct blk_mq_debugfs_attr sdl_queue_debugfs_attrs[];
+extern const struct blk_mq_debugfs_attr sd_queue_debugfs_attrs[];
 #endif
 
-u32 sdl_queued(struct sdl_data *sd, enum sd_prio prio);
-u32 sdl_owned_by_driver(struct sdl_data *sd, enum sd_prio prio);
+u32 sd_queued(struct sd_sched *sd, enum sd_prio prio);
+u32 sd_owned_by_driver(struct sd_sched *sd, enum sd_prio prio);
 
 #endif /* _SPLIT_DEADLINE_H */

@@ -113,9 +113,9 @@ static spinlock_t *lh_find(struct elevator_queue *eq, const char *name)
 	unsigned long off;
 
 	if (split && !strcmp(name, "dispatch_lock"))
-		off = offsetof(struct sdl_data, lock);
+		off = offsetof(struct sd_sched, dispatch_lock);
 	else if (split && !strcmp(name, "zone_lock"))
-		off = offsetof(struct sdl_data, zone_lock);
+		off = offsetof(struct sd_sched, zone_lock);
 	else if (sscanf(name, "elevator+%lu", &off) != 1)
 		return NULL;
 	if (off + sizeof(spinlock_t) > size)

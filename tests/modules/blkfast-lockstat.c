@@ -10,8 +10,8 @@
  * argument.  Only locks inside the elevator data of the disk "dev", as it
  * was when "reset" was last written, are counted:
  *
- *   split-deadline: dispatch_lock (sd->lock), by name (its staging lists
- *   take no lock);
+ *   split-deadline: sd->dispatch_lock, by name (its staging lists take no
+ *   lock);
  *   any other elevator (mq-deadline's dd->lock, the FIFO floors' lock):
  *   elevator+OFFSET.
  *
@@ -168,7 +168,7 @@ static int ls_set_reset(const char *val, const struct kernel_param *kp)
 					"split-deadline");
 	if (ls_target.split) {
 		/* Slot 0 is split-deadline's dispatch lock. */
-		ls_target.offset[0] = offsetof(struct sdl_data, lock);
+		ls_target.offset[0] = offsetof(struct sd_sched, dispatch_lock);
 		atomic_set(&ls_target.nr_slots, 1);
 	}
 	for (i = 0; i < LS_SLOTS; i++)

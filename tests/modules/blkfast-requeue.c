@@ -86,7 +86,7 @@ static const struct blk_mq_ops requeue_mq_ops = {
 /* requeue=2: hold the dispatch lock until the requeued inserts staged. */
 struct requeue_locker {
 	struct work_struct work;
-	struct sdl_data *sd;
+	struct sd_sched *sd;
 	unsigned int n;
 	struct completion locked;
 	struct completion done;
@@ -101,13 +101,13 @@ static void requeue_locker_fn(struct work_struct *work)
 	u64 start = atomic64_read(staged);
 	unsigned long end = jiffies + HZ;
 
-	spin_lock(&l->sd->lock);
+	spin_lock(&l->sd->dispatch_lock);
 	complete(&l->locked);
 	while (atomic64_read(staged) - start < l->n &&
 	       time_before(jiffies, end))
 		cpu_relax();
 	l->staged = atomic64_read(staged) - start >= l->n;
-	spin_unlock(&l->sd->lock);
+	spin_unlock(&l->sd->dispatch_lock);
 	complete(&l->done);
 }
 
