@@ -130,9 +130,10 @@ static inline u64 pdm_sleep_late_next(u64 est, u64 late)
 }
 
 /**
- * pdm_sleep_extra_next() - the wake-up margin after one more verdict
- * @extra: the margin added to the lateness, ns
+ * pdm_sleep_margin_next() - the wake-up margin after one more verdict
+ * @margin: the margin added to the lateness, ns
  * @ready: the first poll after the sleep found a completion already there
+ * @probe: the sleep was a probe (see below)
  *
  * The lateness alone misses what the sleep did not see: with many bios
  * in flight, a sleep for the next bio due can outlast an older one that
@@ -149,12 +150,12 @@ static inline u64 pdm_sleep_late_next(u64 est, u64 late)
  *
  * Return: the new margin, at most PDM_SLEEP_MAX_NS.
  */
-static inline u64 pdm_sleep_extra_next(u64 extra, bool ready, bool probe)
+static inline u64 pdm_sleep_margin_next(u64 margin, bool ready, bool probe)
 {
 	if (!ready)
-		return probe ? extra / 2 : extra - extra / 32;
-	extra += extra / 8 + 2000;
-	return extra > PDM_SLEEP_MAX_NS ? PDM_SLEEP_MAX_NS : extra;
+		return probe ? margin / 2 : margin - margin / 32;
+	margin += margin / 8 + 2000;
+	return margin > PDM_SLEEP_MAX_NS ? PDM_SLEEP_MAX_NS : margin;
 }
 
 #endif /* _PDM_HYBRID_H */

@@ -75,15 +75,15 @@ struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 
 /*
  * Link @clone into @io, before it is issued; it ends in pdm_clone_endio().
- * @hybrid_ns: its lower device's estimates (struct pdm_map).
+ * @estimate_ns: its lower device's hybrid estimates (struct pdm_map).
  */
-void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns)
+void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *estimate_ns)
 {
 	struct pdm_clone *pc = container_of(clone, struct pdm_clone, bio);
 
 	pc->io = io;
 	pc->done = false;
-	pc->hybrid_ns = hybrid_ns;
+	pc->hybrid_estimate_ns = estimate_ns;
 	if (io->polled) {
 		pc->next = io->clones;
 		io->clones = pc;
@@ -202,9 +202,12 @@ static void pdm_clone_endio(struct bio *bio)
 		 * The map, and so the estimate, outlives every io issued
 		 * through it (a table goes only when none is in flight).
 		 */
-		if (io->start_ns)
-			pdm_hybrid_learn(&pc->hybrid_ns[op_is_write(bio_op(bio))],
+		if (io->start_ns) {
+			u64 *est = pc->hybrid_estimate_ns;
+
+			pdm_hybrid_learn(&est[op_is_write(bio_op(bio))],
 					 ktime_get_ns() - io->start_ns);
+		}
 	}
 	WRITE_ONCE(pc->done, true);
 	if (!published) {

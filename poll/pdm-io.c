@@ -202,7 +202,7 @@ static bool pdm_issue(struct pdm_pass *pass, struct bio *clone, u32 dev)
 		return false;
 	if (!pass->io)
 		pass->io = pdm_io_init(clone, pd, pass->top, pass->acct);
-	pdm_io_add(pass->io, clone, pass->map->hybrid_ns[dev]);
+	pdm_io_add(pass->io, clone, pass->map->hybrid_estimate_ns[dev]);
 
 	if (!bdev_nowait(clone->bi_bdev))
 		clone->bi_opf &= ~REQ_NOWAIT;

@@ -185,8 +185,10 @@ static int pdm_map_stack(struct pdm_map *map)
 	for (s = 0; s < spec->nr_segs; s++)
 		legs += spec->segs[s].nr_legs;
 	map->bdevs = kcalloc(legs, sizeof(*map->bdevs), GFP_KERNEL);
-	map->hybrid_ns = kcalloc(legs, sizeof(*map->hybrid_ns), GFP_KERNEL);
-	if (!map->bdevs || !map->hybrid_ns)
+	map->hybrid_estimate_ns = kcalloc(legs,
+					  sizeof(*map->hybrid_estimate_ns),
+					  GFP_KERNEL);
+	if (!map->bdevs || !map->hybrid_estimate_ns)
 		return -ENOMEM;
 
 	for (s = 0; s < spec->nr_segs; s++) {
@@ -344,7 +346,7 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 			pdm_leg_close(pd, map, &map->spec.segs[s].legs[l]);
 	pdm_table_spec_free(&map->spec);
 	kfree(map->bdevs);
-	kfree(map->hybrid_ns);
+	kfree(map->hybrid_estimate_ns);
 	kvfree(map->text);
 	kfree(map);
 }

@@ -177,7 +177,7 @@ static u64 pdm_io_estimate(struct pdm_io *io, int dir)
 
 	for (pc = io->clones; pc; pc = pc->next)
 		if (!READ_ONCE(pc->done))
-			est = min(est, READ_ONCE(pc->hybrid_ns[dir]));
+			est = min(est, READ_ONCE(pc->hybrid_estimate_ns[dir]));
 	return est == U64_MAX ? 0 : est;
 }
 

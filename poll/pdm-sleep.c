@@ -170,7 +170,7 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
 {
 	struct pdm_sleeper *s = pdm_sleeper();
 	u64 late = READ_ONCE(pd->hybrid_wake_late_ns) +
-		   READ_ONCE(pd->hybrid_extra_ns);
+		   READ_ONCE(pd->hybrid_wake_margin_ns);
 	u64 wake = pdm_sleep_until(now, due, late, est);
 	bool probe;
 
@@ -249,17 +249,19 @@ void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
  * @woke:  pdm_sleep_woke()'s answer, not 0
  * @ready: that poll found a completion already there (slept too long)
  *
- * Also moves the wake-up margin (see pdm_sleep_extra_next()).
+ * Also moves the wake-up margin (see pdm_sleep_margin_next()).
  */
 void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
 {
+	u64 margin = READ_ONCE(pd->hybrid_wake_margin_ns);
+
 	if (ready)
 		this_cpu_inc(pd->stats->hybrid_sleep_ready);
 	else
 		this_cpu_inc(pd->stats->hybrid_sleep_early);
-	WRITE_ONCE(pd->hybrid_extra_ns,
-		   pdm_sleep_extra_next(READ_ONCE(pd->hybrid_extra_ns), ready,
-					woke == PDM_WOKE_PROBED));
+	WRITE_ONCE(pd->hybrid_wake_margin_ns,
+		   pdm_sleep_margin_next(margin, ready,
+					 woke == PDM_WOKE_PROBED));
 }
 
 /**

@@ -167,8 +167,8 @@ static ssize_t hybrid_estimate_ns_show(struct device *dev,
 	map = READ_ONCE(pd->map);
 	for (i = 0; map && i < map->nr_bdevs; i++)
 		len += sysfs_emit_at(buf, len, "%llu %llu %u:%u\n",
-				     READ_ONCE(map->hybrid_ns[i][0]),
-				     READ_ONCE(map->hybrid_ns[i][1]),
+				     READ_ONCE(map->hybrid_estimate_ns[i][0]),
+				     READ_ONCE(map->hybrid_estimate_ns[i][1]),
 				     MAJOR(map->bdevs[i]->bd_dev),
 				     MINOR(map->bdevs[i]->bd_dev));
 	rcu_read_unlock();
@@ -192,7 +192,7 @@ static ssize_t hybrid_wake_margin_ns_show(struct device *dev,
 					  char *buf)
 {
 	return sysfs_emit(buf, "%llu\n",
-			  READ_ONCE(pdm_from_dev(dev)->hybrid_extra_ns));
+			  READ_ONCE(pdm_from_dev(dev)->hybrid_wake_margin_ns));
 }
 static DEVICE_ATTR_RO(hybrid_wake_margin_ns);
 

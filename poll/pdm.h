@@ -48,7 +48,7 @@ struct pdm_map {
 	 * Pollers update it without a lock (a lost update loses one
 	 * sample); a new table starts from zero.
 	 */
-	u64 (*hybrid_ns)[2];
+	u64 (*hybrid_estimate_ns)[2];
 };
 
 /* Hot-path counters, per CPU and summed only when sysfs reads them. */
@@ -182,13 +182,13 @@ struct pdm_dev {
 	 * map's, per lower device (struct pdm_map).
 	 * hybrid_wake_late_ns is how late hybrid sleeps wake, learned by
 	 * their task works (pdm-sleep.c) likewise (the stats' hybrid_late_ns
-	 * sums the lateness of the late ones instead), and hybrid_extra_ns
-	 * the margin the sleeps' verdicts add to it.
+	 * sums the lateness of the late ones instead), and
+	 * hybrid_wake_margin_ns the margin the sleeps' verdicts add to it.
 	 */
 	int poll_mode;			/* enum pdm_poll_mode */
 	int hybrid;			/* enum pdm_hybrid_mode */
 	u64 hybrid_wake_late_ns;
-	u64 hybrid_extra_ns;		/* margin from the sleeps' verdicts */
+	u64 hybrid_wake_margin_ns;	/* from the sleeps' verdicts */
 	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
 	/*
 	 * sweep: held while a lower poll queue is polled.  A spinlock_t, so
@@ -250,7 +250,7 @@ struct pdm_clone {
 	struct pdm_io *io;
 	struct pdm_clone *next;		/* in io->clones */
 	bool done;			/* end_io ran */
-	u64 *hybrid_ns;			/* its lower device's, in the map */
+	u64 *hybrid_estimate_ns;	/* its lower device's, in the map */
 	struct bio bio;			/* last: the bioset's front pad ends here */
 };
 
@@ -336,7 +336,7 @@ void pdm_requeue_work(struct work_struct *work);
 /* pdm-io-life.c */
 struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 			   struct bio *top, const struct pdm_acct *acct);
-void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *hybrid_ns);
+void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *estimate_ns);
 void pdm_io_publish(struct pdm_io *io);
 void pdm_io_free_held(struct pdm_io *io, struct bio_list *held);
 void pdm_io_put(struct pdm_io *io);

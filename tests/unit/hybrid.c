@@ -137,30 +137,31 @@ int main(void)
 		 within(est, 28000, 32000));
 
 	/*
-	 * pdm_sleep_extra_next(): "ready" widens by 1/8 + 2 us, "not yet"
+	 * pdm_sleep_margin_next(): "ready" widens by 1/8 + 2 us, "not yet"
 	 * narrows by 1/32; about one in nine ready holds it; always ready
 	 * reaches the 10 ms cap, never ready decays toward 0.
 	 */
-	CHECK_EQ("extra: ready from 0", 2000, pdm_sleep_extra_next(0, true, false));
-	CHECK_EQ("extra: ready", 80000 + 10000 + 2000,
-		 pdm_sleep_extra_next(80000, true, false));
-	CHECK_EQ("extra: not yet", 80000 - 2500,
-		 pdm_sleep_extra_next(80000, false, false));
+	CHECK_EQ("margin: ready from 0", 2000,
+		 pdm_sleep_margin_next(0, true, false));
+	CHECK_EQ("margin: ready", 80000 + 10000 + 2000,
+		 pdm_sleep_margin_next(80000, true, false));
+	CHECK_EQ("margin: not yet", 80000 - 2500,
+		 pdm_sleep_margin_next(80000, false, false));
 	est = 0;
 	for (i = 0; i < 200; i++)
-		est = pdm_sleep_extra_next(est, true, false);
-	CHECK_EQ("extra: always ready caps", PDM_SLEEP_MAX_NS, est);
+		est = pdm_sleep_margin_next(est, true, false);
+	CHECK_EQ("margin: always ready caps", PDM_SLEEP_MAX_NS, est);
 	for (i = 0; i < 400; i++)
-		est = pdm_sleep_extra_next(est, false, false);
-	CHECK_EQ("extra: never ready decays below 1% of the cap", 1,
+		est = pdm_sleep_margin_next(est, false, false);
+	CHECK_EQ("margin: never ready decays below 1% of the cap", 1,
 		 est < PDM_SLEEP_MAX_NS / 100);
 	est = 0;
 	for (i = 0; i < 9000; i++)
-		est = pdm_sleep_extra_next(est, i % 9 == 0, false);
-	CHECK_EQ("extra: one in nine ready holds it small", 1, est < 100000);
-	CHECK_EQ("extra: a probe not yet ready halves", 40000,
-		 pdm_sleep_extra_next(80000, false, true));
-	CHECK_EQ("extra: a probe found ready widens", 92000,
-		 pdm_sleep_extra_next(80000, true, true));
+		est = pdm_sleep_margin_next(est, i % 9 == 0, false);
+	CHECK_EQ("margin: one in nine ready holds it small", 1, est < 100000);
+	CHECK_EQ("margin: a probe not yet ready halves", 40000,
+		 pdm_sleep_margin_next(80000, false, true));
+	CHECK_EQ("margin: a probe found ready widens", 92000,
+		 pdm_sleep_margin_next(80000, true, true));
 	return unit_done("hybrid");
 }
