@@ -19,8 +19,9 @@
 #     time (half of the reads go to the slow device, and sleep through
 #     most of it);
 #  3. off the debug kernel, whose checks distort timing: the polling
-#     thread's CPU per I/O in sleep is below 0.6x classic's, in the same
-#     boot;
+#     thread's CPU per I/O in sleep is below 0.8x classic's, in the same
+#     boot (per-device estimates give about 0.6x here: the fast half of
+#     the reads polls as classic does; one shared estimate gave 0.98x);
 #  4. crc32c verify through sleep, over both devices;
 #  5. a bio that is due but still pending calls off the sleep that a
 #     younger bio asks for in the same poll pass (io_uring polls the
@@ -96,8 +97,8 @@ note "CPU per read (us): classic $c1 and $c2, sleep $z; $sleeps sleeps, $((slept
 expect_ge "slept per read (us, x10)" "$svc" $((slept * 10 / 1000000))
 if [ $debug = 0 ]; then
 	classic=$(( c1 < c2 ? c1 : c2 ))
-	expect_le "sleep's CPU per read (x10) vs classic's (x6)" \
-		$((classic * 6)) $((z * 10))
+	expect_le "sleep's CPU per read (x10) vs classic's (x8)" \
+		$((classic * 8)) $((z * 10))
 fi
 
 # 4.
