@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Fuzz pdm_table_parse() with libFuzzer under ASan/UBSan for FUZZ_SECONDS
 # (default 30) in FUZZ_FORKS (default 2, one a core) processes that share
-# a corpus (libFuzzer's -fork), starting from the table corpus, tests/pdm-tables/ (good and
-# bad).  New inputs go to a scratch copy in build/fuzz/, never into the
-# corpus.  Fails on any crash, leak, sanitizer report or broken invariant.
+# a corpus (libFuzzer's -fork), starting from the table corpus,
+# tests/pdm-tables/ (good and bad).  New inputs go to a scratch copy in
+# build/fuzz/, never into the corpus.  Fails on any crash, leak,
+# sanitizer report or broken invariant.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 

@@ -6,9 +6,9 @@
 # polled, so a polled fio (io_uring, hipri, verifying writes; its job a
 # thread, so that SIGSTOP stops it too) that is stopped leaves its reads
 # and writes in flight for as long as it stays stopped: "pdmsetup
-# suspend" then waits for them (it must), and dies at once when killed, with the device ACTIVE, taking new I/O
-# (a read through it returns), and fio, continued, finishes with its data
-# verified.  Then the same for "resume" over an inactive table, which
+# suspend" then waits for them (it must), and dies at once when killed,
+# with the device ACTIVE, taking new I/O (a read through it returns), and
+# fio, continued, finishes with its data verified.  Then the same for "resume" over an inactive table, which
 # suspends first: killed, it leaves the old table live and the new one
 # waiting, and a second resume, with nothing in flight, swaps them.  A
 # remove never waits here: the device stays open while I/O is in
