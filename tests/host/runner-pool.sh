@@ -8,10 +8,7 @@
 . "$(dirname "$0")/lib/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tests/vm" "$tmp/scripts"
-cp tests/run "$tmp/tests/run"
-cp scripts/config.sh "$tmp/scripts/"
-cat >"$tmp/scripts/vm.sh" <<'EOF'
+runner_tree "$tmp" <<'EOF'
 #!/bin/bash
 t=$(basename "${!#}" .sh)
 log=$(dirname "$0")/../times
@@ -20,7 +17,6 @@ sleep 1
 echo "end $t $(date +%s.%N)" >>"$log"
 echo PASS
 EOF
-chmod +x "$tmp/scripts/vm.sh"
 for t in a1 a2; do
 	printf '#!/bin/bash\n# vm-alone: a timing relation\n' >"$tmp/tests/vm/$t.sh"
 done

@@ -9,11 +9,9 @@
 . "$(dirname "$0")/lib/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tests/vm" "$tmp/scripts" "$tmp/count"
-cp tests/run "$tmp/tests/run"
-cp scripts/config.sh "$tmp/scripts/"
+mkdir -p "$tmp/count"
 # The stub harness: the test's header says how many runs skip first.
-cat >"$tmp/scripts/vm.sh" <<'EOF'
+runner_tree "$tmp" <<'EOF'
 #!/bin/bash
 t=${!#}
 n=$(sed -n 's/^# skips: //p' "$t")
@@ -25,7 +23,6 @@ if [ "$(wc -l <"$c")" -le "$n" ]; then
 fi
 echo PASS
 EOF
-chmod +x "$tmp/scripts/vm.sh"
 mk() {
 	printf '#!/bin/bash\n# skips: %s\n%s\n' "$2" "${3:-}" >"$tmp/tests/vm/$1.sh"
 }

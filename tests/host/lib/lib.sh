@@ -11,6 +11,17 @@ fail() {
 	exit 1
 }
 
+# runner_tree DIR: a scratch tree in DIR for tests/run against stub VM
+# tests: tests/run, scripts/config.sh, an empty tests/vm/ and, from
+# stdin, the stub scripts/vm.sh.
+runner_tree() {
+	mkdir -p "$1/tests/vm" "$1/scripts" || fail "cannot create $1"
+	cp tests/run "$1/tests/run"
+	cp scripts/config.sh "$1/scripts/"
+	cat >"$1/scripts/vm.sh"
+	chmod +x "$1/scripts/vm.sh"
+}
+
 # vm_expect WANT_RC WANT_TEXT VM-ARGS...: run scripts/vm.sh, check its exit
 # code and that its output contains WANT_TEXT.
 vm_expect() {
