@@ -126,8 +126,11 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
 		goto put;
 	}
 	lbs = bdev_logical_block_size(bdev) >> SECTOR_SHIFT;
-	if (lbs > 1 && ((seg->start | seg->len | leg->offset |
-			 seg->chunk_sectors) & (lbs - 1))) {
+	/*
+	 * Within a segment, targets cut only at multiples of 4 KiB (striped's
+	 * smallest chunk), which every logical block size divides.
+	 */
+	if (lbs > 1 && ((seg->start | seg->len | leg->offset) & (lbs - 1))) {
 		pdm_err(err, "line %u: %s: not aligned to its %u-byte blocks",
 			seg->line, leg->dev, lbs << SECTOR_SHIFT);
 		ret = -EINVAL;

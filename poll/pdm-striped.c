@@ -8,10 +8,36 @@
 #include "pdm-table.h"
 #include "pdm-target.h"
 
+/*
+ * The limits of a striped segment: PDM_MAX_STRIPES legs bound the memory
+ * one line can ask for; a chunk of PDM_MIN_CHUNK sectors (4 KiB) or more,
+ * being a power of two, is a multiple of every logical block size a lower
+ * device can have (512 to 4096), so splitting a bio at chunk boundaries
+ * never cuts a logical block in two.
+ */
+#define PDM_MAX_STRIPES		64
+#define PDM_MIN_CHUNK		8
+
+/* What a striped segment keeps in seg->args: its geometry. */
+struct pdm_striped_args {
+	u32 chunk_sectors;	/* a power of two, >= PDM_MIN_CHUNK */
+	u32 chunk_shift;	/* log2(chunk_sectors) */
+};
+
+static_assert(sizeof(struct pdm_striped_args) <=
+	      sizeof(((struct pdm_seg_spec *)NULL)->args), "seg->args too small");
+
+static const struct pdm_striped_args *
+pdm_striped_args(const struct pdm_seg_spec *seg)
+{
+	return (const struct pdm_striped_args *)seg->args;
+}
+
 /* <nr> <chunk_sectors>, and the checks they allow with the length. */
 static int pdm_striped_parse(struct pdm_parser *p, struct pdm_seg_spec *seg)
 {
 	u64 len = seg->len;
+	struct pdm_striped_args *args = (struct pdm_striped_args *)seg->args;
 	u64 nr64, chunk64, chunks;
 	u32 rem;
 	int ret;
@@ -51,7 +77,8 @@ static int pdm_striped_parse(struct pdm_parser *p, struct pdm_seg_spec *seg)
 				      (unsigned long long)nr64,
 				      (unsigned long long)chunk64);
 	seg->nr_legs = nr64;
-	seg->chunk_sectors = chunk64;
+	args->chunk_sectors = chunk64;
+	args->chunk_shift = ilog2(chunk64);
 	return 0;
 }
 
@@ -59,7 +86,7 @@ static struct pdm_stripe_geom pdm_striped_geom(const struct pdm_seg_spec *seg)
 {
 	struct pdm_stripe_geom g = {
 		.nr = seg->nr_legs,
-		.chunk_shift = ilog2(seg->chunk_sectors),
+		.chunk_shift = pdm_striped_args(seg)->chunk_shift,
 	};
 
 	return g;
@@ -89,13 +116,14 @@ int pdm_striped_locate(const struct pdm_seg_spec *seg, u64 off, u32 *leg,
 static int pdm_striped_format(const struct pdm_seg_spec *seg, char *buf,
 			      size_t size)
 {
-	return snprintf(buf, size, " %u %u", seg->nr_legs, seg->chunk_sectors);
+	return snprintf(buf, size, " %u %u", seg->nr_legs,
+			pdm_striped_args(seg)->chunk_sectors);
 }
 
 /* Discards are mapped a chunk at a time. */
 static u32 pdm_striped_discard_limit(const struct pdm_seg_spec *seg)
 {
-	return seg->chunk_sectors;
+	return pdm_striped_args(seg)->chunk_sectors;
 }
 
 const struct pdm_target_type pdm_striped_target = {

@@ -4,9 +4,9 @@
  *
  * The text comes from user space, so it is treated as hostile: nothing past
  * @len is read, every number is range-checked before it is used, and the
- * work and memory are bounded by PDM_MAX_TABLE, PDM_MAX_SEGMENTS and
- * PDM_MAX_STRIPES.  The same file is built in user space for the host unit
- * test and the fuzz target (see blkfast/compat.h).
+ * work and memory are bounded by PDM_MAX_TABLE, PDM_MAX_SEGMENTS and each
+ * target's own limits.  The same file is built in user space for the host
+ * unit test and the fuzz target (see blkfast/compat.h).
  */
 #ifdef __KERNEL__
 #include <linux/errno.h>

@@ -4,12 +4,12 @@
  * built in user space by the host unit tests and the fuzz target.
  *
  * The text is dmsetup's: one segment per line,
- *	<start> <length> linear <dev> <offset>
- *	<start> <length> striped <nr> <chunk_sectors> <dev> <offset> ...
- * in 512-byte sectors, '#' to the end of a line is a comment, blank lines
- * are allowed.  Device names are kept as text: resolving them (path or
- * major:minor) and the checks that need the device (size, logical block
- * size, no pdm below itself) belong to the kernel side.
+ *	<start> <length> <target> <the target's arguments>
+ * in 512-byte sectors (the targets: pdm-target.h).  '#' to the end of a
+ * line is a comment, blank lines are allowed.  Device names are kept as
+ * text: resolving them (path or major:minor) and the checks that need the
+ * device (size, logical block size, no pdm below itself) belong to the
+ * kernel side.
  *
  * The details, all enforced by pdm_table_parse():
  *  - fields are separated by spaces and tabs; lines end with '\n', the last
@@ -20,8 +20,7 @@
  *  - outside comments every byte is a blank or printable ASCII; a comment
  *    may hold anything but a NUL (UTF-8 notes are fine);
  *  - segments tile the device from sector 0 with neither gap nor overlap;
- *  - striped: 1 <= nr <= PDM_MAX_STRIPES, chunk_sectors a power of two of at
- *    least PDM_MIN_CHUNK, and a length of whole rows (nr * chunk_sectors).
+ *  - each target checks its own arguments (pdm-target.h).
  */
 #ifndef _PDM_TABLE_H
 #define _PDM_TABLE_H
@@ -30,18 +29,11 @@
 
 struct pdm_target_type;
 
-#define PDM_MAX_STRIPES		64	/* legs of one striped segment */
 #define PDM_MAX_SEGMENTS	1024	/* segments of one table */
 #define PDM_MAX_LINE		4096	/* bytes of one line, '\n' excluded */
 #define PDM_MAX_TABLE		(1024 * 1024)	/* bytes of a whole table */
 #define PDM_ERR_LEN		128	/* room for one error message */
 #define PDM_MAX_DEV_NAME	255	/* bytes of a device name, like NAME_MAX */
-/*
- * A chunk of 8 sectors (4 KiB) or more, being a power of two, is a multiple
- * of every logical block size a lower device can have (512 to 4096), so
- * splitting a bio at chunk boundaries never cuts a logical block in two.
- */
-#define PDM_MIN_CHUNK		8
 
 struct pdm_leg_spec {
 	const char *dev;	/* points into the parsed text */
@@ -56,7 +48,12 @@ struct pdm_seg_spec {
 	const struct pdm_target_type *type;	/* pdm-target.h */
 	u32 line;		/* 1-based line of the text, for messages */
 	u32 nr_legs;		/* 0 for a target with no devices */
-	u32 chunk_sectors;	/* striped only: a power of two; else 0 */
+	/*
+	 * The target's own arguments, kept in the segment rather than
+	 * allocated: nothing to free, and the I/O path's locate finds them
+	 * beside the rest.  Only the target's file knows their layout.
+	 */
+	u64 args[2];
 	struct pdm_leg_spec *legs;
 };
 
@@ -81,11 +78,11 @@ struct pdm_table_spec {
  *
  * Return: 0, or a negative errno: -EINVAL for syntax (missing or extra
  * arguments, a number that is not decimal, a non-printable byte, a NUL
- * byte), unknown targets, gaps, overlaps, zero lengths, nr == 0, bad chunk
- * sizes, a length the stripes do not divide or an empty table; -ERANGE for
- * a number that does not fit (u64, or u32 for nr and chunk_sectors), a
- * segment whose end overflows or an offset whose end on the leg overflows;
- * -E2BIG for too many segments or stripes, a line longer than PDM_MAX_LINE
+ * byte), unknown targets, gaps, overlaps, zero lengths, arguments a target
+ * refuses or an empty table; -ERANGE for a number that does not fit (u64,
+ * or what the target allows), a segment whose end overflows or an offset
+ * whose end on the leg overflows; -E2BIG for too many segments (or what a
+ * target finds too many, e.g. stripes), a line longer than PDM_MAX_LINE
  * or a text over PDM_MAX_TABLE; -ENAMETOOLONG for a device name over
  * PDM_MAX_DEV_NAME; -ENOMEM.
  */

@@ -14,6 +14,7 @@
 #include <linux/math64.h>
 #include <linux/log2.h>
 #else
+#include <assert.h>
 #include <errno.h>
 #include <linux/types.h>
 #include <stdarg.h>

@@ -26,7 +26,7 @@ command -v "$cc" >/dev/null ||
 mkdir -p "$out" || fail "cannot create $out"
 # -Werror as everywhere; a missing libFuzzer shows up as a link error.
 "$cc" -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all -Iinclude -Iinclude/uapi -Ipoll \
+	-fno-sanitize-recover=all -Iinclude -Iinclude/uapi -Ipoll -Itests/unit \
 	tests/fuzz/table-fuzz.c -o "$bin" ||
 	fail "cannot build $bin: clang with libFuzzer is required; apt install clang"
 
