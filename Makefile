@@ -204,9 +204,9 @@ install-modules: modules
 	depmod -a $(if $(DESTDIR),-b $(DESTDIR)) $(KRELEASE)
 
 install-tools:
-	$(MAKE) -C tools dynamic/pdmsetup
+	$(MAKE) -C tools dynamic/pdmsetup pdmsetup.8
 	install -D -m 755 tools/dynamic/pdmsetup $(DESTDIR)$(SBINDIR)/pdmsetup
-	install -D -m 644 man/pdmsetup.8 $(DESTDIR)$(MANDIR)/man8/pdmsetup.8
+	install -D -m 644 tools/pdmsetup.8 $(DESTDIR)$(MANDIR)/man8/pdmsetup.8
 	install -D -m 644 man/pdmtab.5 $(DESTDIR)$(MANDIR)/man5/pdmtab.5
 	install -D -m 644 system/udev/60-pdm.rules \
 		$(DESTDIR)$(UDEVRULESDIR)/60-pdm.rules

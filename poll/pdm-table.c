@@ -175,11 +175,11 @@ static struct pdm_seg_spec *pdm_new_seg(struct pdm_parser *p,
 	return segs;
 }
 
-/* Every target a table may name: one row each (see pdm-target.h). */
+/* Every target a table may name (pdm-targets.h). */
 static const struct pdm_target_type *const pdm_targets[] = {
-	&pdm_linear_target,
-	&pdm_striped_target,
-	&pdm_error_target,
+#define PDM_TARGET(name, args, what) &pdm_##name##_target,
+#include "pdm-targets.h"
+#undef PDM_TARGET
 };
 
 static const struct pdm_target_type *

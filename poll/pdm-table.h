@@ -5,7 +5,7 @@
  *
  * The text is dmsetup's: one segment per line,
  *	<start> <length> <target> <the target's arguments>
- * in 512-byte sectors (the targets: pdm-target.h).  '#' to the end of a
+ * in 512-byte sectors (the targets: pdm-targets.h).  '#' to the end of a
  * line is a comment, blank lines are allowed.  Device names are kept as
  * text: resolving them (path or major:minor) and the checks that need the
  * device (size, logical block size, no pdm below itself) belong to the

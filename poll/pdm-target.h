@@ -2,7 +2,7 @@
 /*
  * pdm's targets: what a segment of each kind means, behind one table of
  * operations, as dm's target_type.  A new target is one file that defines
- * a struct pdm_target_type and one entry in pdm_targets[] (pdm-table.c).
+ * a struct pdm_target_type and one line in pdm-targets.h.
  * Pure, like the parser that calls them: also built in user space by the
  * host unit tests and the fuzz target.
  */
@@ -45,9 +45,11 @@ struct pdm_target_type {
 	u32 (*discard_limit)(const struct pdm_seg_spec *seg);
 };
 
-extern const struct pdm_target_type pdm_linear_target;
-extern const struct pdm_target_type pdm_striped_target;
-extern const struct pdm_target_type pdm_error_target;
+/* pdm_<name>_target for every target of the list. */
+#define PDM_TARGET(name, args, what) \
+	extern const struct pdm_target_type pdm_##name##_target;
+#include "pdm-targets.h"
+#undef PDM_TARGET
 
 /*
  * The locate operations of the targets that carry I/O, named for the I/O

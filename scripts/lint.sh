@@ -111,6 +111,18 @@ checkpatch_ignores() {
 		# __attribute__((format)), as the kernel's compiler_attributes.h
 		# does: that is the macro checkpatch asks for.
 		echo PREFER_DEFINED_ATTRIBUTE_MACRO ;;
+	poll/pdm-table.c)
+		# pdm_targets[] is the list of pdm-targets.h expanded by an
+		# X-macro whose value is an array element, "&target,".
+		echo COMPLEX_MACRO ;;
+	poll/pdm-target.h)
+		# The same list expanded into a declaration per target: the
+		# entries carry no separator, so the macro's value ends in ';'.
+		echo TRAILING_SEMICOLON ;;
+	poll/pdm-targets.h)
+		# An entry stays on one line: Kbuild and pdm-targets.sh read
+		# the list with sed.
+		echo LONG_LINE ;;
 	poll/pdm-sysfs.c)
 		# PDM_STAT_ATTR() names a counter's sysfs file and its
 		# struct pdm_stats field with one argument, so that the two

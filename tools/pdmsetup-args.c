@@ -65,9 +65,9 @@ void pdmsetup_usage(FILE *out)
 "  name dev sectors state open tables poll poll_mode hybrid segments uuid\n"
 "  ro\n"
 "Tables are dmsetup's, in 512-byte sectors, one segment per line:\n"
-"  <start> <length> linear <dev> <offset>\n"
-"  <start> <length> striped <nr> <chunk_sectors> <dev> <offset>...\n"
-"  <start> <length> error\n"
+#define PDM_TARGET(name, args, what) "  <start> <length> " #name args "\n"
+#include "pdm-targets.h"
+#undef PDM_TARGET
 "where <dev> is a path or MAJOR:MINOR.  If /dev/pdm-control is missing,\n"
 "pdmsetup runs 'modprobe pdm' once.\n"
 "Exit status: 0 success, 1 failure, 2 bad command line.\n");

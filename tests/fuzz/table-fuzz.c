@@ -8,9 +8,6 @@
  * Built and run by tests/host/table-fuzz.sh.
  */
 #include "pdm-table.c"
-#include "pdm-linear.c"
-#include "pdm-striped.c"
-#include "pdm-error.c"
 #include "table-invariants.h"
 
 #include <stddef.h>

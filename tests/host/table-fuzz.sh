@@ -25,9 +25,11 @@ command -v "$cc" >/dev/null ||
 	fail "clang with libFuzzer is required; apt install clang"
 mkdir -p "$out" || fail "cannot create $out"
 # -Werror as everywhere; a missing libFuzzer shows up as a link error.
+read -ra targets <<<"$(scripts/pdm-targets.sh sources)" ||
+	fail "no target list"
 "$cc" -g -O1 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all -Iinclude -Iinclude/uapi -Ipoll -Itests/unit \
-	tests/fuzz/table-fuzz.c -o "$bin" ||
+	tests/fuzz/table-fuzz.c "${targets[@]}" -o "$bin" ||
 	fail "cannot build $bin: clang with libFuzzer is required; apt install clang"
 
 rm -rf "$scratch" "$out/crashes"

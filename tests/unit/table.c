@@ -38,9 +38,6 @@ static void *test_krealloc(const void *p, size_t size)
 #define krealloc(p, size, flags)	test_krealloc(p, size)
 
 #include "pdm-table.c"
-#include "pdm-linear.c"
-#include "pdm-striped.c"
-#include "pdm-error.c"
 #include "table-invariants.h"
 #include "unit.h"
 
