@@ -253,12 +253,12 @@ static bool pdm_issue_data(struct pdm_pass *pass, u32 dev, unsigned int skip,
 
 /*
  * Locate @sector: the lower device (its index in map->bdevs[]) and sector,
- * and sectors left in reach.  Returns 0, or the status I/O to those
- * sectors ends with (@dev and @lsec unset): the target's, e.g. the error
- * target's.
+ * and sectors left in reach.  Returns 0, PDM_LOCATE_ZEROES, or the
+ * negative errno I/O to those sectors ends with (@dev and @lsec unset in
+ * both cases).
  */
-static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
-			       u32 *dev, sector_t *lsec, unsigned int *reach)
+static int pdm_locate(const struct pdm_map *map, sector_t sector, u32 *dev,
+		      sector_t *lsec, unsigned int *reach)
 {
 	const struct pdm_seg_spec *seg =
 		&map->spec.segs[pdm_table_find(&map->spec, sector)];
@@ -271,10 +271,28 @@ static blk_status_t pdm_locate(const struct pdm_map *map, sector_t sector,
 			      &leg, &leg_sector, &left);
 	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
 	if (unlikely(ret))
-		return errno_to_blk_status(ret);
+		return ret;
 	*dev = seg->legs[leg].dev_idx;
 	*lsec = seg->legs[leg].offset + leg_sector;
-	return BLK_STS_OK;
+	return 0;
+}
+
+/*
+ * A range that a target serves without a device (PDM_LOCATE_ZEROES):
+ * reads of it return zeroes, anything else is done by dropping it.
+ */
+static void pdm_serve_zeroes(struct bio *top, unsigned int done,
+			     unsigned int sectors)
+{
+	struct bvec_iter range = top->bi_iter, iter;
+	struct bio_vec bv;
+
+	if (bio_op(top) != REQ_OP_READ)
+		return;
+	bio_advance_iter(top, &range, done << SECTOR_SHIFT);
+	range.bi_size = sectors << SECTOR_SHIFT;
+	__bio_for_each_segment(bv, top, iter, range)
+		memzero_bvec(&bv);
 }
 
 /*
@@ -316,7 +334,8 @@ static bool pdm_send_flushes(struct pdm_pass *pass)
  * The data of @top: a clone per lower range, or in direct mode @top
  * itself if it fits one range (then *@remapped, and @top is gone).  A
  * range whose target fails I/O gets no clone: the top bio ends with the
- * target's status, after the clones of its other ranges.  Returns
+ * target's status, after the clones of its other ranges.  A range a
+ * target serves without a device gets none either.  Returns
  * BLK_STS_RESOURCE if out of memory.
  */
 static blk_status_t pdm_send_data(struct pdm_pass *pass, bool *remapped)
@@ -327,18 +346,21 @@ static blk_status_t pdm_send_data(struct pdm_pass *pass, bool *remapped)
 	sector_t sector = top->bi_iter.bi_sector;
 	/* A flush goes to every device: never one range. */
 	bool remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
-	blk_status_t status = BLK_STS_OK, st;
+	blk_status_t status = BLK_STS_OK;
 
 	while (left) {
 		struct block_device *bdev;
 		unsigned int reach;
 		sector_t lsec;
 		u32 dev;
+		int ret;
 
-		st = pdm_locate(pass->map, sector, &dev, &lsec, &reach);
+		ret = pdm_locate(pass->map, sector, &dev, &lsec, &reach);
 		reach = min(reach, left);
-		if (unlikely(st)) {
-			status = st;
+		if (unlikely(ret == PDM_LOCATE_ZEROES)) {
+			pdm_serve_zeroes(top, done, reach);
+		} else if (unlikely(ret)) {
+			status = errno_to_blk_status(ret);
 		} else {
 			bdev = pass->map->bdevs[dev];
 			reach = pdm_fit(top, done, reach, lsec, bdev);

@@ -27,14 +27,19 @@ struct pdm_seg_spec;
  * @locate:  where sector @off of @seg is: its leg, the sector within that
  *           leg's area (add the leg's offset), and how many sectors from
  *           there on stay on that leg contiguously (at most to the
- *           segment's end).  Return: 0, or the negative errno with which
- *           I/O to those sectors fails (@leg and @leg_sector unset).
+ *           segment's end).  Return: 0; PDM_LOCATE_ZEROES for sectors
+ *           served without a device (reads return zeroes, writes and
+ *           discards are dropped); or the negative errno with which I/O
+ *           to those sectors fails (@leg and @leg_sector unset but for 0).
  * @format:  optional: the arguments @parse read, as the table shows them,
  *           with a leading space (" 2 128"); snprintf()'s contract
  * @discard_limit: optional: the most sectors one discard may span (a
  *           striped segment maps one chunk at a time); 0 or absent: no
  *           limit of the target's own
  */
+/* What @locate returns for sectors that read as zeroes, on no device. */
+#define PDM_LOCATE_ZEROES	1
+
 struct pdm_target_type {
 	const char *name;
 	int (*parse)(struct pdm_parser *p, struct pdm_seg_spec *seg);
