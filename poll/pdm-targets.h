@@ -13,3 +13,4 @@
 PDM_TARGET(linear, " <dev> <offset>", "maps onto one device, sector for sector")
 PDM_TARGET(striped, " <nr> <chunk_sectors> <dev> <offset>...", "maps chunks onto nr devices in turn")
 PDM_TARGET(error, "", "reads, writes and discards fail with EIO; flushes succeed")
+PDM_TARGET(zero, "", "reads return zeroes; writes and discards are dropped")

@@ -185,6 +185,32 @@ static void test_error(void)
 	done(&p);
 }
 
+/* No devices; every sector reads as zeroes, to the segment's end. */
+static void test_zero(void)
+{
+	struct parsed p;
+	struct pdm_seg_spec *seg;
+	u64 sector = 1, left = 0;
+	u32 leg = 7;
+
+	check_good("zero", TXT("0 8 linear /dev/nullb0 0\n8 100 zero\n"), &p);
+	CHECK_EQ("zero segs", 2, p.spec.nr_segs);
+	seg = &p.spec.segs[1];
+	CHECK_EQ("zero target", 1, seg->type == &pdm_zero_target);
+	CHECK_EQ("zero legs", 0, seg->nr_legs);
+	CHECK_EQ("zero locate", PDM_LOCATE_ZEROES,
+		 seg->type->locate(seg, 30, &leg, &sector, &left));
+	CHECK_EQ("zero left", 70, left);
+	CHECK_EQ("zero leg untouched", 7, leg);
+	CHECK_EQ("zero format", 1, seg->type->format == NULL);
+	done(&p);
+	parse(&p, TXT("0 8 zero 1\n"));
+	CHECK_EQ("zero takes no arguments", -EINVAL, p.ret);
+	CHECK_STR("zero takes no arguments", "line 1: extra argument '1'",
+		  p.err);
+	done(&p);
+}
+
 /* Comments, blank lines, tabs, CRLF, no final '\n', leading zeros. */
 static void test_mixed(void)
 {
@@ -520,6 +546,7 @@ int main(void)
 	test_linear();
 	test_striped();
 	test_error();
+	test_zero();
 	test_mixed();
 	test_limits();
 	test_errlen();
