@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The arithmetic of pdm's hybrid polling (see pdm-poll.c).  Pure: also
+ * The arithmetic of pdm's hybrid polling (see pdm-hybrid.c).  Pure: also
  * built in user space by the host unit tests.
  */
 #ifndef _PDM_HYBRID_H
@@ -62,7 +62,7 @@ static inline u64 pdm_hybrid_wait(u64 est)
 }
 
 /*
- * Sleeping (hybrid "sleep", see pdm-sleep.c).  A wait shorter than
+ * Sleeping (hybrid "sleep", see pdm-hybrid.c).  A wait shorter than
  * PDM_SLEEP_MIN_NS beyond the learned wake-up lateness is not worth a
  * sleep and a wake-up: it is gated, as in hybrid "gate".  No sleep is
  * longer than twice the estimate it was computed from, nor than

@@ -424,7 +424,7 @@ static void __exit pdm_exit(void)
 	/*
 	 * A hybrid sleep's task work drops its module reference as its last
 	 * act, and still has a few instructions to run in our text after
-	 * it: wait until every task has left them (see pdm-sleep.c).
+	 * it: wait until every task has left them (see pdm-hybrid.c).
 	 */
 	synchronize_rcu_tasks();
 	pdm_dev_exit();

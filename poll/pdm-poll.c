@@ -18,39 +18,21 @@
  * A lower device that is not blk-mq (pdm or dm stacked below) is polled
  * through its clones, as in tracked mode, whatever the mode.
  *
- * Hybrid polling (hybrid in sysfs) is orthogonal: until a bio's expected
- * completion, poll_bio returns at once without touching a lower queue.
- * poll_bio runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's
- * io_uring never allows sleeping here), so in "gate" the wait is made of
- * early returns; in "sleep" the first bio not due in a pass queues a task
- * work that sleeps until the earliest of them is expected to complete
- * (pdm-sleep.c), and the wait is made of that sleep, then early returns
- * if it woke too soon.
- * The wait runs from each bio's own issue time, and the expected
- * completion time is learned per device and direction from polled
- * completions (a streaming lower quartile, see pdm_hybrid_next() in
- * pdm-hybrid.h).
+ * Hybrid polling (hybrid in sysfs, pdm-hybrid.c) is orthogonal: until a
+ * bio's expected completion, poll_bio returns at once without touching a
+ * lower queue.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
-#include <linux/ktime.h>
 #include <linux/spinlock.h>
 
 #include "pdm.h"
-#include "pdm-hybrid.h"
 
 const char * const pdm_poll_mode_names[] = {
 	[PDM_POLL_TRACKED]	= "tracked",
 	[PDM_POLL_SWEEP]	= "sweep",
 	[PDM_POLL_SWEEP_WAIT]	= "sweep_wait",
 	[PDM_POLL_DIRECT]	= "direct",
-	NULL,
-};
-
-const char * const pdm_hybrid_names[] = {
-	[PDM_HYBRID_OFF]	= "off",
-	[PDM_HYBRID_GATE]	= "gate",
-	[PDM_HYBRID_SLEEP]	= "sleep",
 	NULL,
 };
 
@@ -166,19 +148,30 @@ static unsigned int pdm_pending(struct pdm_io *io)
 }
 
 /*
- * The completion time expected of @io: the shortest of its pending
- * clones' lower devices' estimates for direction @dir, so that no clone
- * waits past its own device's time; 0 where one has none yet.
+ * Poll for @io's @pending clones as the device's poll_mode says.  Adds
+ * the lower queues polled and the sweep's skips to the statistics.
  */
-static u64 pdm_io_estimate(struct pdm_io *io, int dir)
+static void pdm_poll_by_mode(struct pdm_dev *pd, struct pdm_io *io,
+			     struct io_comp_batch *iob, unsigned int flags,
+			     unsigned int pending)
 {
-	u64 est = U64_MAX;
+	int mode = READ_ONCE(pd->poll_mode);
+	unsigned int polled = 0, skips = 0;
 	struct pdm_clone *pc;
 
-	for (pc = io->clones; pc; pc = pc->next)
-		if (!READ_ONCE(pc->done))
-			est = min(est, READ_ONCE(pc->hybrid_estimate_ns[dir]));
-	return est == U64_MAX ? 0 : est;
+	if (mode == PDM_POLL_TRACKED || mode == PDM_POLL_DIRECT) {
+		if (pending > 1)
+			flags |= BLK_POLL_ONESHOT;
+		for (pc = io->clones; pc; pc = pc->next)
+			polled += pdm_poll_clone(pc, iob, flags);
+	} else if (pending) {
+		polled = pdm_sweep(pd, io, iob, flags,
+				   mode == PDM_POLL_SWEEP_WAIT, &skips);
+	}
+	if (polled)
+		this_cpu_add(pd->stats->lower_polls, polled);
+	if (skips)
+		this_cpu_add(pd->stats->trylock_skips, skips);
 }
 
 /**
@@ -200,13 +193,10 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags)
 {
 	struct block_device *bdev = READ_ONCE(bio->bi_bdev);
-	unsigned int pending, left, polled = 0, skips = 0;
-	int woke = 0;
-	struct pdm_clone *pc;
+	struct pdm_hybrid_pass hy;
+	unsigned int pending, left;
 	struct pdm_dev *pd;
 	struct pdm_io *io;
-	int mode, hybrid, ret;
-	u64 now = 0;
 
 	/* A recycled bio may belong to another device by now, or none. */
 	if (!bdev || bdev->bd_disk->fops != &pdm_fops)
@@ -221,59 +211,13 @@ int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 	/* Recycled for another pdm device: its pd, not @bdev's. */
 	pd = io->pd;
 
-	hybrid = READ_ONCE(pd->hybrid);
-	if (hybrid == PDM_HYBRID_SLEEP)
-		woke = pdm_sleep_woke();
 	pending = pdm_pending(io);
-	if (pending && io->start_ns && hybrid) {
-		u64 est = pdm_io_estimate(io, op_is_write(bio_op(bio)));
-		u64 due = io->start_ns + pdm_hybrid_wait(est);
-
-		now = ktime_get_ns();
-		if (now < due) {
-			this_cpu_inc(pd->stats->hybrid_early_returns);
-			if (woke)
-				pdm_sleep_judge(pd, woke, false);
-			/*
-			 * A sleep aims at the expected completion itself, not
-			 * at the gate's 7/8 of it: polling early is for the
-			 * estimate, a lower quartile, which the polls after
-			 * an early wake-up still serve; every eighth spun
-			 * instead of slept is CPU (1 ms device, QD1: 0.24x
-			 * classic's CPU per I/O with 7/8, 0.17x with this).
-			 */
-			if (hybrid == PDM_HYBRID_SLEEP &&
-			    !pdm_sleep(pd, iob, now, io->start_ns + est, est))
-				this_cpu_inc(pd->stats->hybrid_sleep_refused);
-			return pdm_io_unwalk(io);
-		}
+	left = pending;
+	if (pdm_hybrid_start(pd, io, bio, pending, &hy)) {
+		pdm_poll_by_mode(pd, io, iob, flags, pending);
+		left = pdm_pending(io);
 	}
-
-	mode = READ_ONCE(pd->poll_mode);
-	if (mode == PDM_POLL_TRACKED || mode == PDM_POLL_DIRECT) {
-		if (pending > 1)
-			flags |= BLK_POLL_ONESHOT;
-		for (pc = io->clones; pc; pc = pc->next)
-			polled += pdm_poll_clone(pc, iob, flags);
-	} else if (pending) {
-		polled = pdm_sweep(pd, io, iob, flags,
-				   mode == PDM_POLL_SWEEP_WAIT, &skips);
-	}
-	if (polled)
-		this_cpu_add(pd->stats->lower_polls, polled);
-	if (skips)
-		this_cpu_add(pd->stats->trylock_skips, skips);
-	left = pdm_pending(io);
-	/* Due and still pending: no sleep may outlast its completion. */
-	if (left && now && hybrid == PDM_HYBRID_SLEEP)
-		pdm_sleep_call_off(pd, iob, now);
-	ret = pending - left + pdm_io_unwalk(io);
-	/*
-	 * The first poll of a pass, io_do_iopoll()'s batch still empty: a
-	 * lower completion it reaped went either there or to a clone.
-	 */
-	if (woke)
-		pdm_sleep_judge(pd, woke,
-				ret || (iob && !rq_list_empty(iob->req_list)));
-	return ret;
+	/* While walked, @io holds pd->active: pd cannot go (pdm-hybrid.c). */
+	pdm_hybrid_end(pd, &hy, iob, pending, left);
+	return pending - left + pdm_io_unwalk(io);
 }

@@ -66,7 +66,7 @@ struct pdm_stats {
 	unsigned long nowait_again;	/* NOWAIT, a clone not allocated */
 	unsigned long requeued;		/* NOWAIT, EAGAIN below: redone */
 	unsigned long stale_polls;	/* poll_bio on a bio not published */
-	/* hybrid "sleep" (pdm-sleep.c) */
+	/* hybrid "sleep" (pdm-hybrid.c) */
 	unsigned long hybrid_sleeps;	/* sleeps taken */
 	unsigned long hybrid_slept_ns;	/* ... and their total length */
 	unsigned long hybrid_late_wakeups;	/* woke after its expected end */
@@ -181,7 +181,7 @@ struct pdm_dev {
 	 * read once per poll_bio call.  The learned completion times are the
 	 * map's, per lower device (struct pdm_map).
 	 * hybrid_wake_late_ns is how late hybrid sleeps wake, learned by
-	 * their task works (pdm-sleep.c) likewise (the stats' hybrid_late_ns
+	 * their task works (pdm-hybrid.c) likewise (the stats' hybrid_late_ns
 	 * sums the lateness of the late ones instead), and
 	 * hybrid_wake_margin_ns the margin the sleeps' verdicts add to it.
 	 */
@@ -189,7 +189,7 @@ struct pdm_dev {
 	int hybrid;			/* enum pdm_hybrid_mode */
 	u64 hybrid_wake_late_ns;
 	u64 hybrid_wake_margin_ns;	/* from the sleeps' verdicts */
-	u64 hybrid_probe_ns;		/* last lateness probe, pdm-sleep.c */
+	u64 hybrid_probe_ns;		/* last lateness probe, pdm-hybrid.c */
 	/*
 	 * sweep: held while a lower poll queue is polled.  A spinlock_t, so
 	 * that on PREEMPT_RT, where ->poll() takes sleeping locks (nvme's
@@ -370,17 +370,30 @@ static inline void pdm_end_top(struct pdm_dev *pd, struct bio *top,
 int pdm_poll_bio(struct bio *bio, struct io_comp_batch *iob,
 		 unsigned int flags);
 extern const char * const pdm_poll_mode_names[];
-extern const char * const pdm_hybrid_names[];
 
-/* pdm-sleep.c */
-bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
-	       u64 due, u64 est);
+/* pdm-hybrid.c */
+/*
+ * What one poll_bio call's hybrid check leaves for its end (on the
+ * caller's stack: the task's own).
+ */
+struct pdm_hybrid_pass {
+	int mode;		/* enum pdm_hybrid_mode, read once */
+	int woke;		/* first call since a sleep: PDM_WOKE_* */
+	bool waits;		/* not due: the call does not poll */
+	u64 now;		/* the clock, if it was read; else 0 */
+	u64 start_ns;		/* the bio's issue, if now */
+	u64 est;		/* its expected completion time, if now */
+};
+
 #define PDM_WOKE_SLEPT	1
 #define PDM_WOKE_PROBED	2
-void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
-			u64 now);
-int pdm_sleep_woke(void);
-void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready);
+extern const char * const pdm_hybrid_names[];
+bool pdm_hybrid_start(struct pdm_dev *pd, struct pdm_io *io,
+		      const struct bio *bio, unsigned int pending,
+		      struct pdm_hybrid_pass *hy);
+void pdm_hybrid_end(struct pdm_dev *pd, const struct pdm_hybrid_pass *hy,
+		    struct io_comp_batch *iob, unsigned int pending,
+		    unsigned int left);
 
 /* pdm-sysfs.c */
 extern const struct attribute_group *pdm_attr_groups[];

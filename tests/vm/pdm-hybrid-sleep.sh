@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -d 48M -d 48M -t 900
 # vm-alone: its CPU time per I/O is compared between sleep and classic polling
-# pdm's hybrid "sleep" (pdm-sleep.c):
+# pdm's hybrid "sleep" (pdm-hybrid.c):
 #  0. crc32c verify through every hybrid mode (off, gate, sleep), linear
 #     and 2-leg striped, at QD1 and QD32, over null_blk's poll queues
 #     (which complete at the first poll: the wait is too short to sleep)

@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pdm's sleeping hybrid poll (hybrid = 2, "sleep"): the polling task
- * gives its CPU back while no bio it polls can have completed.
+ * pdm's hybrid polling, the kernel side (the arithmetic is pdm-hybrid.h's):
+ * until a bio's expected completion, poll_bio returns at once without
+ * touching a lower queue.  pdm_poll_bio() calls pdm_hybrid_start() before
+ * it polls and pdm_hybrid_end() after.
  *
- * poll_bio itself may not sleep: 6.1's io_uring calls it with
- * BLK_POLL_NOSLEEP, under rcu_read_lock() and with ctx->uring_lock held.
- * But io_iopoll_check() runs the polling task's task work between two
- * io_do_iopoll() passes, with uring_lock dropped, in plain process
+ * The wait runs from each bio's own issue time, and the expected
+ * completion time is learned per lower device and direction from polled
+ * completions (a streaming lower quartile, pdm_hybrid_next()).  poll_bio
+ * runs under rcu_read_lock() with BLK_POLL_NOSLEEP (6.1's io_uring never
+ * allows sleeping there), so in "gate" the wait is made of early returns;
+ * in "sleep" the first bio not due in a pass queues a task work that
+ * sleeps until the earliest of them is expected to complete, and the wait
+ * is made of that sleep, then early returns if it woke too soon.
+ *
+ * The sleep: the polling task gives its CPU back while no bio it polls
+ * can have completed.  poll_bio itself may not sleep: 6.1's io_uring calls
+ * it with BLK_POLL_NOSLEEP, under rcu_read_lock() and with ctx->uring_lock
+ * held.  But io_iopoll_check() runs the polling task's task work between
+ * two io_do_iopoll() passes, with uring_lock dropped, in plain process
  * context; and when io_uring_enter() polls without a minimum, the task
  * work runs as the task returns to user space.  So poll_bio, finding a
  * bio whose expected completion is far enough away, queues a task work on
@@ -43,14 +55,23 @@
  * for every task to pass a voluntary context switch or user mode, which a
  * task still in that tail cannot have done.
  */
+#include <linux/blk-mq.h>
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
+#include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/sched/signal.h>
 #include <linux/task_work.h>
 
 #include "pdm.h"
 #include "pdm-hybrid.h"
+
+const char * const pdm_hybrid_names[] = {
+	[PDM_HYBRID_OFF]	= "off",
+	[PDM_HYBRID_GATE]	= "gate",
+	[PDM_HYBRID_SLEEP]	= "sleep",
+	NULL,
+};
 
 #define PDM_SLEEPER_BITS	8
 
@@ -165,8 +186,8 @@ static bool pdm_sleep_queue(struct pdm_sleeper *s, struct pdm_dev *pd,
  * caller should gate, as hybrid "gate" does (also when a due bio called
  * the pass's sleep off, see pdm_sleep_call_off()).
  */
-bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
-	       u64 due, u64 est)
+static bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob,
+		      u64 now, u64 due, u64 est)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
 	u64 late = READ_ONCE(pd->hybrid_wake_late_ns) +
@@ -225,8 +246,8 @@ bool pdm_sleep(struct pdm_dev *pd, struct io_comp_batch *iob, u64 now,
  * time, so that a sleep asked for later in the pass is refused and the
  * task work only gives the slot back.
  */
-void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
-			u64 now)
+static void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
+			       u64 now)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
 
@@ -251,7 +272,7 @@ void pdm_sleep_call_off(struct pdm_dev *pd, struct io_comp_batch *iob,
  *
  * Also moves the wake-up margin (see pdm_sleep_margin_next()).
  */
-void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
+static void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
 {
 	u64 margin = READ_ONCE(pd->hybrid_wake_margin_ns);
 
@@ -271,7 +292,7 @@ void pdm_sleep_judge(struct pdm_dev *pd, int woke, bool ready)
  * each sleep, to the first poll_bio call that asks (it then judges the
  * sleep, see pdm_sleep_judge()); else 0.
  */
-int pdm_sleep_woke(void)
+static int pdm_sleep_woke(void)
 {
 	struct pdm_sleeper *s = pdm_sleeper();
 	int woke;
@@ -281,4 +302,98 @@ int pdm_sleep_woke(void)
 	woke = READ_ONCE(s->woken_probe) ? PDM_WOKE_PROBED : PDM_WOKE_SLEPT;
 	WRITE_ONCE(s->woken, NULL);
 	return woke;
+}
+
+/*
+ * The completion time expected of @io: the shortest of its pending
+ * clones' lower devices' estimates for direction @dir, so that no clone
+ * waits past its own device's time; 0 where one has none yet.
+ */
+static u64 pdm_io_estimate(struct pdm_io *io, int dir)
+{
+	u64 est = U64_MAX;
+	struct pdm_clone *pc;
+
+	for (pc = io->clones; pc; pc = pc->next)
+		if (!READ_ONCE(pc->done))
+			est = min(est, READ_ONCE(pc->hybrid_estimate_ns[dir]));
+	return est == U64_MAX ? 0 : est;
+}
+
+/**
+ * pdm_hybrid_start() - is a polled bio due, or does hybrid polling wait?
+ * @pd:      the device of @io
+ * @io:      the bio's walked io
+ * @bio:     the top bio, for its direction
+ * @pending: @io's clones not yet completed
+ * @hy:      filled for pdm_hybrid_end()
+ *
+ * Return: true if the caller polls now (hybrid off, nothing pending, no
+ * estimate yet, or the bio due), false if it waits: then it returns at
+ * once, and pdm_hybrid_end() queues or moves a sleep in "sleep".
+ */
+bool pdm_hybrid_start(struct pdm_dev *pd, struct pdm_io *io,
+		      const struct bio *bio, unsigned int pending,
+		      struct pdm_hybrid_pass *hy)
+{
+	u64 due;
+
+	hy->mode = READ_ONCE(pd->hybrid);
+	hy->woke = hy->mode == PDM_HYBRID_SLEEP ? pdm_sleep_woke() : 0;
+	hy->now = 0;
+	hy->waits = false;
+	if (!pending || !io->start_ns || !hy->mode)
+		return true;
+	hy->start_ns = io->start_ns;
+	hy->est = pdm_io_estimate(io, op_is_write(bio_op(bio)));
+	due = io->start_ns + pdm_hybrid_wait(hy->est);
+	hy->now = ktime_get_ns();
+	if (hy->now >= due)
+		return true;
+	this_cpu_inc(pd->stats->hybrid_early_returns);
+	hy->waits = true;
+	return false;
+}
+
+/**
+ * pdm_hybrid_end() - what a poll_bio call leaves for the sleep
+ * @pd:      the device polled for
+ * @hy:      pdm_hybrid_start()'s
+ * @iob:     poll_bio's completion batch
+ * @pending: the bio's clones pending before the call
+ * @left:    ... and after it
+ *
+ * Called with the bio's io still walked, so that pd stays (see
+ * pdm_sleep_queue()).  The first call after a sleep judges it: too
+ * early if the bio waits still or the call found nothing completed, too
+ * late if a completion was there already (a clone completed, every clone
+ * had, or io_do_iopoll()'s batch, empty at the first poll of a pass, holds
+ * a lower completion).  Then, in "sleep": a bio that waits queues (or
+ * moves) the task's sleep; one that was due and is still pending calls
+ * it off.
+ */
+void pdm_hybrid_end(struct pdm_dev *pd, const struct pdm_hybrid_pass *hy,
+		    struct io_comp_batch *iob, unsigned int pending,
+		    unsigned int left)
+{
+	if (hy->woke)
+		pdm_sleep_judge(pd, hy->woke, !hy->waits &&
+				(left < pending || !pending ||
+				 (iob && !rq_list_empty(iob->req_list))));
+	if (hy->mode != PDM_HYBRID_SLEEP)
+		return;
+	/*
+	 * A sleep aims at the expected completion itself, not at the gate's
+	 * 7/8 of it: polling early is for the estimate, a lower quartile,
+	 * which the polls after an early wake-up still serve; every eighth
+	 * spun instead of slept is CPU.
+	 */
+	if (hy->waits) {
+		if (!pdm_sleep(pd, iob, hy->now, hy->start_ns + hy->est,
+			       hy->est))
+			this_cpu_inc(pd->stats->hybrid_sleep_refused);
+	} else if (left && hy->now) {
+		/* Due and still pending: no sleep may outlast it. */
+		pdm_sleep_call_off(pd, iob, hy->now);
+	}
 }
