@@ -14,7 +14,7 @@
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/lib"
-cp tests/vm/lib/lib.sh "$dir/lib/lib.sh"
+cp tests/vm/lib/*.sh "$dir/lib/"
 
 # expect_script NAME WANT_RC BODY: a guest-style script sourcing lib.sh.
 expect_script() {
