@@ -24,7 +24,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 
-bench_args "$@"
+bench_args "" "$@"
 ncpu=$(nproc)
 
 run modprobe nvme poll_queues=1

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 
-bench_args "$@"
+bench_args "" "$@"
 ncpu=$(nproc)
 nullb_load queue_mode=2 submit_queues="$ncpu" irqmode=1 hw_queue_depth=1024
 scheds=(none mq-deadline split-deadline)

@@ -19,18 +19,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 REPS=10 SECS=1.5 QD=32 JOBS=1 HIPRI=1 IOSTATS=1 IRQMODE=2
-for a in "$@"; do
-	case $a in
-	reps=*) REPS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	qd=*) QD=${a#*=} ;;
-	jobs=*) JOBS=${a#*=} ;;
-	hipri=*) HIPRI=${a#*=} ;;
-	iostats=*) IOSTATS=${a#*=} ;;
-	irqmode=*) IRQMODE=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "qd jobs hipri iostats irqmode" "$@"
 
 extra=/blkfast/extra
 builds=()

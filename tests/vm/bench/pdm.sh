@@ -41,14 +41,7 @@
 . "$(dirname "$0")/../lib/bench.sh"
 
 REPS=5 SECS=2 DEVS=
-for a in "$@"; do
-	case $a in
-	reps=*) REPS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	devs=*) DEVS=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "devs" "$@"
 
 inl='' inline_skipped=''
 if [ -z "$DEVS" ]; then
@@ -112,28 +105,12 @@ setup() {
 fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread --iodepth=32
 	  --iodepth_batch_submit=16 --iodepth_batch_complete=16)
 
-# completed_by: one short untimed run of the current setup with kretprobes
-# on null_blk's two asynchronous completion paths; sets BY to the lower
-# requests completed per I/O from the hrtimer (interrupt) and by null_poll
-# (polling), as "IRQ/POLL"; 0.00/0.00 is inline completion.
-completed_by() {
-	local n t p
-	probe_sum_start cb_poll null_poll
-	probe_sum_start cb_timer null_cmd_timer_expired
-	fio_run check --filename="$d" "${fio_args[@]}" --hipri=$hipri \
-		--number_ios=4000
-	n=$(fio_ios 4096) t=$(probe_calls cb_timer) p=$(probe_sum cb_poll)
-	probe_sum_stop cb_timer
-	probe_sum_stop cb_poll
-	BY=$(awk -v t="$t" -v p="$p" -v n="$n" \
-		'BEGIN { printf "%.2f/%.2f", t / n, p / n }')
-}
 check_title=''
 if [ -n "$inl" ]; then
 	check_title="completions/IO irq/poll"
 	for c in "${configs[@]}"; do
 		setup "$c"
-		completed_by
+		completed_by --filename="$d" "${fio_args[@]}" --hipri=$hipri
 		bench_extra "$c" "$BY"
 	done
 fi

@@ -25,7 +25,7 @@
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
 
-bench_args "$@"
+bench_args "" "$@"
 [ "$(nproc)" -ge 3 ] || fail "needs 3 vCPUs for 3 pollers, has $(nproc)"
 
 nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 \
@@ -55,24 +55,6 @@ lower_polls() {
 	cat /sys/block/"$1"/pdm/lower_polls
 }
 
-# completed_by DEV HIPRI: one short untimed run with kretprobes on
-# null_blk's two asynchronous completion paths; sets BY to the lower
-# requests completed per I/O from the hrtimer (interrupt) and by null_poll
-# (polling), as "IRQ/POLL"; 0.00/0.00 is inline completion.
-completed_by() {
-	local n t p
-	probe_sum_start cb_poll null_poll
-	probe_sum_start cb_timer null_cmd_timer_expired
-	fio_run check --filename="$1" --ioengine=io_uring --direct=1 --bs=4k \
-		--rw=randread --iodepth=16 --iodepth_batch_submit=8 \
-		--iodepth_batch_complete=8 --hipri="$2" --number_ios=4000
-	n=$(fio_ios 4096) t=$(probe_calls cb_timer) p=$(probe_sum cb_poll)
-	probe_sum_stop cb_timer
-	probe_sum_stop cb_poll
-	BY=$(awk -v t="$t" -v p="$p" -v n="$n" \
-		'BEGIN { printf "%.2f/%.2f", t / n, p / n }')
-}
-
 # --- 1. three pollers on one poll queue per lower device ---------------
 modes=(irq sweep_wait sweep tracked)
 declare -A by
@@ -84,7 +66,10 @@ for t in linear striped; do
 		else
 			echo "$m" >"/sys/block/${dev[$t]}/pdm/poll_mode"
 		fi
-		completed_by "/dev/${dev[$t]}" $hipri
+		completed_by --filename="/dev/${dev[$t]}" --ioengine=io_uring \
+			--direct=1 --bs=4k --rw=randread --iodepth=16 \
+			--iodepth_batch_submit=8 --iodepth_batch_complete=8 \
+			--hipri=$hipri
 		by["$t $m"]=$BY
 	done
 done

@@ -20,16 +20,7 @@
 . "$(dirname "$0")/../lib/bench.sh"
 
 MODES=tracked,direct,sweep SECS=3 TOP=30 HIPRI=1 IOSTATS=0
-for a in "$@"; do
-	case $a in
-	modes=*) MODES=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	top=*) TOP=${a#*=} ;;
-	hipri=*) HIPRI=${a#*=} ;;
-	iostats=*) IOSTATS=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "modes top hipri iostats" "$@"
 command -v perf >/dev/null ||
 	fail "no perf in the guest (BLKFAST_VM_PROGS=/usr/bin/perf)"
 sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1

@@ -22,15 +22,7 @@
 ncpu=$(nproc)
 SCHEDS=split-deadline,bf-fifo-global,mq-deadline JOBS=$((2 * ncpu))
 SECS=3 TOP=25
-for a in "$@"; do
-	case $a in
-	scheds=*) SCHEDS=${a#*=} ;;
-	jobs=*) JOBS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	top=*) TOP=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "scheds jobs top" "$@"
 command -v perf >/dev/null ||
 	fail "no perf in the guest (BLKFAST_VM_PROGS=/usr/bin/perf)"
 sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1

@@ -66,19 +66,7 @@ ncpu=$(nproc)
 DEV=
 REPS=5 SECS=2 JOBS="1,$ncpu,$((2 * ncpu))" QD=32 BATCH=8 IRQMODE=1
 SCHEDS=
-for a in "$@"; do
-	case $a in
-	reps=*) REPS=${a#*=} ;;
-	secs=*) SECS=${a#*=} ;;
-	jobs=*) JOBS=${a#*=} ;;
-	qd=*) QD=${a#*=} ;;
-	batch=*) BATCH=${a#*=} ;;
-	irqmode=*) IRQMODE=${a#*=} ;;
-	scheds=*) SCHEDS=${a#*=} ;;
-	dev=*) DEV=${a#*=} ;;
-	*) fail "unknown argument '$a'" ;;
-	esac
-done
+bench_args "jobs qd batch irqmode scheds dev" "$@"
 # Why the floors are not in the tables, when they are not.
 floors_skipped=
 if [ -z "$SCHEDS" ]; then

@@ -14,20 +14,41 @@ declare -A BENCH_IOPS BENCH_CPU BENCH_USR BENCH_SYS BENCH_EXTRA
 # the scheduler part).
 FIO_WATCHDOG_S=${FIO_WATCHDOG_S:-300}
 
-# bench_args ARGS...: a guest script's KEY=VALUE arguments, reps= and
-# secs=, into REPS (default 5) and SECS (default 2); anything else fails.
+# bench_args "KEYS" ARGS...: a guest script's KEY=VALUE arguments, each
+# into the variable named as its key in capitals: reps= (REPS, default 5)
+# and secs= (SECS, default 2), and the keys the script lists in KEYS
+# (space-separated; it sets their defaults first).  Anything else fails.
 # shellcheck disable=SC2034 # read by the guest scripts that source this
 REPS=5 SECS=2
 bench_args() {
-	local a
+	local keys="reps secs $1" a k
+	shift
 	for a in "$@"; do
-		# shellcheck disable=SC2034 # as above
-		case $a in
-		reps=*) REPS=${a#*=} ;;
-		secs=*) SECS=${a#*=} ;;
+		k=${a%%=*}
+		case " $keys " in
+		*" $k "*) [ "$k" != "$a" ] || fail "argument '$a' has no value" ;;
 		*) fail "unknown argument '$a'" ;;
 		esac
+		printf -v "${k^^}" '%s' "${a#*=}"
 	done
+}
+
+# completed_by FIO-ARGS...: one short untimed fio run (4000 I/Os) of
+# FIO-ARGS with kretprobes on null_blk's two asynchronous completion
+# paths; sets BY to the lower requests completed per I/O from the hrtimer
+# (interrupt) and by null_poll (polling), as "IRQ/POLL"; 0.00/0.00 is
+# inline completion.
+completed_by() {
+	local n t p
+	probe_sum_start cb_poll null_poll
+	probe_sum_start cb_timer null_cmd_timer_expired
+	fio_run check "$@" --number_ios=4000
+	n=$(fio_ios 4096) t=$(probe_calls cb_timer) p=$(probe_sum cb_poll)
+	probe_sum_stop cb_timer
+	probe_sum_stop cb_poll
+	# shellcheck disable=SC2034 # read by the guest scripts
+	BY=$(awk -v t="$t" -v p="$p" -v n="$n" \
+		'BEGIN { printf "%.2f/%.2f", t / n, p / n }')
 }
 
 # bench_fio CONFIG FIO-ARGS...: one repeat of CONFIG.  Records read IOPS
