@@ -240,7 +240,7 @@ static int pdm_dev_alloc_io(struct pdm_dev *pd)
 	 * next allocation would wait for them forever.  The rescuer takes
 	 * them off the list and issues them, as bio_alloc_bioset() explains,
 	 * so a blocking pass always makes progress.  (A NOWAIT pass never waits
-	 * for the pool: it fails with EAGAIN instead, see pdm-io.c.)
+	 * for the pool: it fails with EAGAIN instead, see pdm-send.c.)
 	 *
 	 * Clones of polled top bios (REQ_ALLOC_CACHE) come from a per-CPU
 	 * cache, as dm's do for tables that poll: no mempool or slab on the

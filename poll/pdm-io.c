@@ -1,547 +1,386 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pdm's I/O path: mapping a top bio onto clones for the lower devices
- * and issuing them.  How the clones' pdm_io lives and ends, and how a
- * polled top bio completes, is in pdm-io-life.c; direct mode's remap in
- * place in pdm-remap.c.
+ * The life of a pdm_io, the state of one pass of a top bio over its
+ * clones (struct pdm_io in pdm.h says what each field means): set up with
+ * its first clone, each clone linked in, published if the top bio is
+ * polled, walked by poll_bio calls, and ended by whoever drops the last
+ * reference or, for a published io, claims it.
  *
- * A top bio is never split with bio_split(): each clone covers a range of
- * it (bio_trim) that lies within one segment, one stripe chunk, and what
- * the lower queue accepts without splitting.  The last matters for polled
- * I/O: a REQ_NOWAIT bio that the lower queue has to split fails with
- * EAGAIN, and io_uring would reissue it forever.
- *
- * A write with REQ_PREFLUSH and data (a journal commit block) promises
- * that the data is written only after everything completed before it is
- * stable: its data must not be issued until the preflush has completed,
- * or a FUA commit block can be stable before the journal blocks the
- * flush was for.  On a map over one lower device the clones carry the
- * PREFLUSH and that device's flush machinery orders the data behind it;
- * over several, an empty flush goes to each device first, and the data
- * only once all of them succeeded (pdm_requeue_work()), as dm does.
- *
- * EAGAIN must reach the submitter of a REQ_NOWAIT bio during submission:
- * 6.1's io_uring reissues a polled request whose EAGAIN arrives later in
- * its own task (from a poll) and then waits for it forever (REQ_F_REISSUE
- * in io_complete_rw_iopoll()), and fails an unpolled one whose EAGAIN
- * arrives from another context (io_rw_should_reissue()): every
- * non-polled io_uring read and write is first issued NOWAIT too.  So a
- * NOWAIT pass allocates all its clones before it issues any, and fails
- * whole if one is missing; and a NOWAIT top bio whose clones met EAGAIN
- * below is mapped again, blocking (and unpolled), by pdm_requeue_work()
- * rather than completed with it, as dm requeues polled bios that hit
- * BLK_STS_AGAIN (dm 6.1 lets the unpolled ones through).
+ * Completion of a top bio normally happens when its last clone ends.  A
+ * polled top bio, once all its clones are issued, is published and
+ * completes only in task context, where its REQ_ALLOC_CACHE bio may be
+ * freed: when its last clone is completed by a poll (which runs in a
+ * poller's task), or else at its next poll_bio.  Its clones inherit the
+ * REQ_ALLOC_CACHE and so come from pd->bs's per-CPU cache, and go back
+ * there from the same task context (a lower queue that completes a clone
+ * from an interrupt has taken it unpolled, which cleared the flag: see
+ * bio_clear_polled()).  A poll_bio walking a bio's clones holds a
+ * reference on its pdm_io, so the clones it hands to bio_poll() are never
+ * freed under it.  Ending an io may also send its top bio round again
+ * instead (pdm_io_complete()): the data of a PREFLUSH+data bio after its
+ * flushes, or a published bio whose clones met EAGAIN.
  */
 #include <linux/blkdev.h>
-#include <linux/bvec.h>
-#include <linux/indirect_call_wrapper.h>
-#include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
 
 #include "pdm.h"
+#include "pdm-hybrid.h"
 
-/*
- * The lower queue splits a data bio where two bvecs leave a gap that its
- * virt_boundary_mask forbids.
+static void pdm_clone_endio(struct bio *bio);
+static int pdm_io_claim(struct pdm_io *io);
+static void pdm_io_complete(struct pdm_io *io);
+static struct pdm_clone *pdm_io_first(struct pdm_io *io);
+static void pdm_io_free_clones(struct pdm_io *io, bool keep_first);
+static void pdm_requeue(struct pdm_io *io);
+
+/**
+ * pdm_io_init() - set up the pdm_io in front of a pass's first clone
+ * @first: the first clone, from pd->bs (PDM_FRONT_PAD)
+ * @pd:    the device
+ * @top:   the top bio the pass is for
+ * @acct:  its statistics, started when pdm took it
+ *
+ * The submitter holds the one reference it starts with; each clone linked
+ * in adds its own (pdm_io_add()).
+ *
+ * Return: the io.
  */
-static bool pdm_virt_gap(const struct queue_limits *lim,
-			 const struct bio_vec *prev, unsigned int offset)
+struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
+			   struct bio *top, const struct pdm_acct *acct)
 {
-	if (!lim->virt_boundary_mask)
-		return false;
-	return ((prev->bv_offset + prev->bv_len) & lim->virt_boundary_mask) ||
-	       (offset & lim->virt_boundary_mask);
+	struct pdm_io *io =
+		&container_of(first, struct pdm_io_clone, clone.bio)->io;
+
+	io->pd = pd;
+	io->top = top;
+	io->acct = *acct;
+	io->saved_private = NULL;
+	atomic_set(&io->remaining, 1);
+	io->status = BLK_STS_OK;
+	io->published = false;
+	io->polled = top->bi_opf & REQ_POLLED;
+	io->nowait = top->bi_opf & REQ_NOWAIT;
+	io->then_data = false;
+	io->owner = current;
+	io->clones = NULL;
+	/* Hybrid polling waits from here: see pdm-poll.c. */
+	io->start_ns = READ_ONCE(pd->hybrid) ? ktime_get_ns() : 0;
+	/* Last: a stale poller trusts the rest once it sees this. */
+	smp_wmb();
+	WRITE_ONCE(io->magic, PDM_IO_MAGIC);
+	return io;
 }
 
-/* Segments the lower queue needs for one physically contiguous range. */
-static unsigned int pdm_range_segs(const struct queue_limits *lim,
-				   phys_addr_t addr, unsigned int len)
+/*
+ * Link @clone into @io, before it is issued; it ends in pdm_clone_endio().
+ * @estimate_ns: its lower device's hybrid estimates (struct pdm_map).
+ */
+void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *estimate_ns)
 {
-	unsigned int segs = 0;
+	struct pdm_clone *pc = container_of(clone, struct pdm_clone, bio);
 
-	while (len) {
-		unsigned long boundary = lim->seg_boundary_mask;
-		unsigned int seg = min(len, lim->max_segment_size);
-
-		if (boundary && boundary != ULONG_MAX)
-			seg = min_t(unsigned long, seg,
-				    boundary - (addr & boundary) + 1);
-		addr += seg;
-		len -= seg;
-		segs++;
+	pc->io = io;
+	pc->done = false;
+	pc->hybrid_estimate_ns = estimate_ns;
+	if (io->polled) {
+		pc->next = io->clones;
+		io->clones = pc;
 	}
-	return segs;
-}
-
-/*
- * Sectors from @sector to the end of its chunk; any chunk size, as 6.1's
- * blk_chunk_sectors_left() takes (md sets ones that are not a power of 2).
- */
-static unsigned int pdm_chunk_left(sector_t sector, unsigned int chunk)
-{
-	if (is_power_of_2(chunk))
-		return chunk - (sector & (chunk - 1));
-	return chunk - sector_div(sector, chunk);
+	atomic_inc(&io->remaining);
+	clone->bi_end_io = pdm_clone_endio;
 }
 
 /**
- * pdm_fit_data() - how much of a data bio a lower queue takes unsplit
- * @top:   the top bio
- * @skip:  sectors of @top already mapped
- * @want:  sectors the caller would like to map from there
- * @lsec:  the sector of the lower disk (its partition's start added:
- *         the kernel splits after the partition remap) the range starts at
- * @q:     the lower queue
+ * pdm_io_publish() - let poll_bio find a polled top bio's io
+ * @io: an io whose clones have all been issued, by the submitter, who
+ *      still holds its reference
  *
- * A conservative copy of the lower queue's split rules: its max_sectors
- * and chunk_sectors, the range then cut at a physical block boundary as
- * 6.1's get_max_io_size() cuts it (whatever the bio's own size: on a 512e
- * device a bio of max_sectors at an unaligned sector is split), its
- * max_segments and max_segment_size, seg_boundary_mask and
- * virt_boundary_mask.  Segments are counted per bvec, never merged, so the
- * count can only be too high, never too low.
- *
- * Return: sectors, at least one logical block, at most @want.
+ * The submitter's reference becomes the publish reference, which
+ * pdm_io_claim() drops.  The submitter's bi_private comes back before
+ * completion.  The clones wait on current->bio_list until the submitter
+ * returns, so none can have ended yet; claim anyway if one did.
  */
-static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
-				 unsigned int want, sector_t lsec,
-				 struct request_queue *q)
+void pdm_io_publish(struct pdm_io *io)
 {
-	const struct queue_limits *lim = &q->limits;
-	unsigned int lbs = lim->logical_block_size >> SECTOR_SHIFT;
-	unsigned int pbs = lim->physical_block_size >> SECTOR_SHIFT;
-	unsigned int max = lim->max_sectors, start, end;
-	unsigned int bytes = 0, segs = 0, fit;
-	struct bvec_iter iter = top->bi_iter;
-	struct bio_vec bv, prev = {};
+	struct bio *top = io->top;
 
-	if (lim->chunk_sectors)
-		max = min(max, pdm_chunk_left(lsec, lim->chunk_sectors));
-	/* The lower queue's limit, as get_max_io_size() computes it. */
-	start = lsec & (pbs - 1);
-	end = (start + max) & ~(pbs - 1);
-	max = end > start ? end - start : max & ~(lbs - 1);
-	max = min(want, max);
-
-	bio_advance_iter(top, &iter, (unsigned int)skip << SECTOR_SHIFT);
-	while (iter.bi_size && bytes < (max << SECTOR_SHIFT)) {
-		unsigned int len, need;
-
-		bv = mp_bvec_iter_bvec(top->bi_io_vec, iter);
-		len = min(bv.bv_len, (max << SECTOR_SHIFT) - bytes);
-		if (bytes && pdm_virt_gap(lim, &prev, bv.bv_offset))
-			break;
-		need = pdm_range_segs(lim, page_to_phys(bv.bv_page) +
-				      bv.bv_offset, len);
-		if (segs + need > queue_max_segments(q)) {
-			/* A range within one page is always one segment. */
-			if (!bytes)
-				bytes = min_t(unsigned int, len, PAGE_SIZE -
-					      offset_in_page(bv.bv_offset));
-			break;
-		}
-		bytes += len;
-		segs += need;
-		prev = bv;
-		prev.bv_len = len;
-		bio_advance_iter_single(top, &iter, len);
-	}
-	fit = round_down(bytes >> SECTOR_SHIFT, lbs);
-	return fit ? fit : min(want, lbs);
-}
-
-/* How many sectors starting at @skip of @top may go to @bdev in one clone. */
-static unsigned int pdm_fit(struct bio *top, unsigned int skip,
-			    unsigned int want, sector_t lsec,
-			    struct block_device *bdev)
-{
-	switch (bio_op(top)) {
-	case REQ_OP_READ:
-	case REQ_OP_WRITE:
-		return pdm_fit_data(top, skip, want,
-				    lsec + get_start_sect(bdev),
-				    bdev_get_queue(bdev));
-	case REQ_OP_DISCARD:
-		return min_not_zero(want, bdev_max_discard_sectors(bdev));
-	case REQ_OP_SECURE_ERASE:
-		return min_not_zero(want, bdev_max_secure_erase_sectors(bdev));
-	case REQ_OP_WRITE_ZEROES:
-		return min_not_zero(want, bdev_write_zeroes_sectors(bdev));
-	default:
-		return want;
-	}
+	io->saved_private = top->bi_private;
+	top->bi_private = io;
+	top->bi_cookie = 0;
+	WRITE_ONCE(io->published, true);
+	smp_wmb();	/* io and bi_private before the marker */
+	WRITE_ONCE(top->bi_opf, top->bi_opf | REQ_DRV);
+	if (atomic_read(&io->remaining) == 1)
+		pdm_io_claim(io);
 }
 
 /*
- * One pass of a top bio over the live map: what pdm_send_top() and its
- * helpers share.  io is set up with the pass's first clone; held keeps a
- * NOWAIT pass's clones until every one of them exists.
+ * Take a walker's reference on @io if it is live and published.  Not
+ * inlined, for a test: between the checks that found @io and this
+ * reference lies the window in which @io can end and be set up again,
+ * unpublished, and blkfast-stalewalk holds it open with a kprobe here.
  */
-struct pdm_pass {
-	struct pdm_dev *pd;
-	const struct pdm_map *map;
-	struct bio *top;
-	const struct pdm_acct *acct;
-	struct pdm_io *io;
-	struct bio_list held;
-};
-
-/*
- * Link and issue one clone of the pass, to the map's @dev'th lower device;
- * a clone of a REQ_NOWAIT top bio is only added to pass->held, for the
- * caller to issue once every clone of the pass exists.  (Clones of a
- * blocking top bio cannot fail to allocate.)  Returns false if @clone is
- * NULL: out of memory.
- */
-static bool pdm_issue(struct pdm_pass *pass, struct bio *clone, u32 dev)
+static noinline bool pdm_io_tryget(struct pdm_io *io)
 {
-	struct pdm_dev *pd = pass->pd;
-
-	if (!clone)
+	if (!atomic_inc_not_zero(&io->remaining))
 		return false;
-	if (!pass->io)
-		pass->io = pdm_io_init(clone, pd, pass->top, pass->acct);
-	pdm_io_add(pass->io, clone, pass->map->hybrid_estimate_ns[dev]);
-
-	if (!bdev_nowait(clone->bi_bdev))
-		clone->bi_opf &= ~REQ_NOWAIT;
-	if (pass->top->bi_opf & REQ_NOWAIT) {
-		bio_list_add(&pass->held, clone);
-		return true;
+	if (!READ_ONCE(io->published)) {
+		pdm_io_put(io);
+		return false;
 	}
-	this_cpu_inc(pd->stats->clones);
-	submit_bio_noacct(clone);
 	return true;
 }
 
-static gfp_t pdm_pass_gfp(const struct pdm_pass *pass)
-{
-	return pass->top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
-}
-
-/* An empty flush to the map's @dev'th lower device. */
-static bool pdm_issue_flush(struct pdm_pass *pass, u32 dev)
-{
-	struct bio *clone = bio_alloc_bioset(pass->map->bdevs[dev], 0,
-					     REQ_OP_WRITE | REQ_PREFLUSH |
-					     REQ_SYNC, pdm_pass_gfp(pass),
-					     &pass->pd->bs);
-
-	return pdm_issue(pass, clone, dev);
-}
-
-/* A clone of @sectors of the top bio from @skip on, at @lsec of @dev. */
-static bool pdm_issue_data(struct pdm_pass *pass, u32 dev, unsigned int skip,
-			   unsigned int sectors, sector_t lsec)
-{
-	struct bio *clone = bio_alloc_clone(pass->map->bdevs[dev], pass->top,
-					    pdm_pass_gfp(pass), &pass->pd->bs);
-
-	if (clone) {
-		bio_trim(clone, skip, sectors);
-		clone->bi_iter.bi_sector = lsec;
-		/*
-		 * REQ_DRV is our publish marker.  A PREFLUSH left on a data
-		 * clone is meant: only a map over one device maps a
-		 * PREFLUSH+data bio in one pass (see pdm_send_flushes()).
-		 */
-		clone->bi_opf &= ~REQ_DRV;
-	}
-	return pdm_issue(pass, clone, dev);
-}
-
 /*
- * Locate @sector: the lower device (its index in map->bdevs[]) and sector,
- * and sectors left in reach.  Returns 0, PDM_LOCATE_ZEROES, or the
- * negative errno I/O to those sectors ends with (@dev and @lsec unset in
- * both cases).
+ * Take a walker's reference on the published pdm_io of @bio; NULL if @bio
+ * is not (or no longer) a published pdm top bio.  @bio may be stale or
+ * recycled: the bio slab is SLAB_TYPESAFE_BY_RCU and our caller holds the
+ * RCU read lock, so reading it is safe; the marker, then the magic and
+ * back pointer, tell whether to trust it.  Between those checks and the
+ * reference, the io may end and be set up again, for another top bio or
+ * for this one reused (the marker seen was the old io's).  So after the
+ * reference (a full barrier) the io must be published, and then pass the
+ * checks again.  An unpublished one belongs to a pass still being issued
+ * or to an unpolled bio, whose clones end and may be freed without a
+ * poll: it is only put back, which completes it if its clones are gone
+ * (pdm_io_tryget()).  A published io that fails the checks again was
+ * recycled for another top bio: pdm_io_unwalk() on it is as good as on
+ * ours.
  */
-static int pdm_locate(const struct pdm_map *map, sector_t sector, u32 *dev,
-		      sector_t *lsec, unsigned int *reach)
+struct pdm_io *pdm_io_walk(struct bio *bio)
 {
-	const struct pdm_seg_spec *seg =
-		&map->spec.segs[pdm_table_find(&map->spec, sector)];
-	u64 leg_sector, left;
-	u32 leg;
-	int ret;
+	struct pdm_io *io;
 
-	ret = INDIRECT_CALL_2(seg->type->locate, pdm_linear_locate,
-			      pdm_striped_locate, seg, sector - seg->start,
-			      &leg, &leg_sector, &left);
-	*reach = min_t(u64, left, UINT_MAX >> SECTOR_SHIFT);
-	if (unlikely(ret))
-		return ret;
-	*dev = seg->legs[leg].dev_idx;
-	*lsec = seg->legs[leg].offset + leg_sector;
+	if (!(READ_ONCE(bio->bi_opf) & REQ_DRV))
+		return NULL;
+	smp_rmb();	/* pairs with pdm_io_publish() */
+	io = READ_ONCE(bio->bi_private);
+	if (!io || READ_ONCE(io->magic) != PDM_IO_MAGIC ||
+	    READ_ONCE(io->top) != bio)
+		return NULL;
+	if (!pdm_io_tryget(io))
+		return NULL;
+	if (READ_ONCE(io->magic) != PDM_IO_MAGIC ||
+	    READ_ONCE(io->top) != bio) {
+		pdm_io_unwalk(io);
+		return NULL;
+	}
+	return io;
+}
+
+/* Drop a walker's reference; claim the top bio if it was the last but one. */
+int pdm_io_unwalk(struct pdm_io *io)
+{
+	if (atomic_dec_return(&io->remaining) == 1)
+		return pdm_io_claim(io);
 	return 0;
 }
 
-/*
- * A range that a target serves without a device (PDM_LOCATE_ZEROES):
- * reads of it return zeroes, anything else is done by dropping it.
- */
-static void pdm_serve_zeroes(struct bio *top, unsigned int done,
-			     unsigned int sectors)
+static void pdm_clone_endio(struct bio *bio)
 {
-	struct bvec_iter range = top->bi_iter, iter;
-	struct bio_vec bv;
+	struct pdm_clone *pc = container_of(bio, struct pdm_clone, bio);
+	struct pdm_io *io = pc->io;
+	/* Read before our reference goes: @io may go with it. */
+	bool published = READ_ONCE(io->published);
+	struct task_struct *owner = io->owner;
+	bool polled = bio->bi_opf & REQ_POLLED;
 
-	if (bio_op(top) != REQ_OP_READ)
-		return;
-	bio_advance_iter(top, &range, done << SECTOR_SHIFT);
-	range.bi_size = sectors << SECTOR_SHIFT;
-	__bio_for_each_segment(bv, top, iter, range)
-		memzero_bvec(&bv);
-}
-
-/*
- * The flushes of a PREFLUSH top bio: an empty flush to every lower device,
- * unless there is one device and data, whose clones then carry the
- * PREFLUSH (see pdm_issue()), or no device at all (a table of targets
- * without devices).  Returns false if out of memory.
- */
-static bool pdm_send_flushes(struct pdm_pass *pass)
-{
-	const struct pdm_map *map = pass->map;
-	struct bio *top = pass->top;
-	bool data = bio_sectors(top);
-	u32 i;
-
+	/* Any one error will do; racing writers only pick which. */
+	if (unlikely(bio->bi_status) && !READ_ONCE(io->status))
+		WRITE_ONCE(io->status, bio->bi_status);
 	/*
-	 * With data, the top bio completes from a lower completion or
-	 * pdm_requeue_work(), never from a poll: the data waits for the
-	 * flush, and a polled clone parked behind a lower flush has no
-	 * cookie to poll it by.
+	 * Still REQ_POLLED here means the lower queue took it as polled I/O,
+	 * which only a poll completes.  (bio_poll()'s return value cannot
+	 * count these: blk_mq_poll() returns 1 for any running task.)
 	 */
-	if (data)
-		bio_clear_polled(top);
-	if (data && map->nr_bdevs <= 1)
-		return true;
-	for (i = 0; i < map->nr_bdevs; i++)
-		if (!pdm_issue_flush(pass, i))
-			return false;
-	/*
-	 * The data goes when the flushes have completed: the submitter's
-	 * reference keeps them from completing the io before this is set.
-	 */
-	if (data)
-		pass->io->then_data = true;
-	return true;
-}
-
-/*
- * The data of @top: a clone per lower range, or in direct mode @top
- * itself if it fits one range (then *@remapped, and @top is gone).  A
- * range whose target fails I/O gets no clone: the top bio ends with the
- * target's status, after the clones of its other ranges.  A range a
- * target serves without a device gets none either.  Returns
- * BLK_STS_RESOURCE if out of memory.
- */
-static blk_status_t pdm_send_data(struct pdm_pass *pass, bool *remapped)
-{
-	struct pdm_dev *pd = pass->pd;
-	struct bio *top = pass->top;
-	unsigned int done = 0, left = bio_sectors(top);
-	sector_t sector = top->bi_iter.bi_sector;
-	/* A flush goes to every device: never one range. */
-	bool remap = pdm_want_remap(pd, top) && !(top->bi_opf & REQ_PREFLUSH);
-	blk_status_t status = BLK_STS_OK;
-
-	while (left) {
-		struct block_device *bdev;
-		unsigned int reach;
-		sector_t lsec;
-		u32 dev;
-		int ret;
-
-		ret = pdm_locate(pass->map, sector, &dev, &lsec, &reach);
-		reach = min(reach, left);
-		if (unlikely(ret == PDM_LOCATE_ZEROES)) {
-			pdm_serve_zeroes(top, done, reach);
-		} else if (unlikely(ret)) {
-			status = errno_to_blk_status(ret);
-		} else {
-			bdev = pass->map->bdevs[dev];
-			reach = pdm_fit(top, done, reach, lsec, bdev);
-			if (remap && reach == left &&
-			    pdm_remap(pd, top, bdev, lsec, pass->acct)) {
-				*remapped = true;
-				return BLK_STS_OK;
-			}
-			if (!pdm_issue_data(pass, dev, done, reach, lsec))
-				return BLK_STS_RESOURCE;
-		}
-		remap = false;
-		sector += reach;
-		done += reach;
-		left -= reach;
-	}
-	return status;
-}
-
-/*
- * Issue the clones a NOWAIT pass held back and let the submitter's
- * reference on its io go; or, if the pass issued nothing, end the top
- * bio with @status.
- */
-static void pdm_send_finish(struct pdm_pass *pass, blk_status_t status)
-{
-	struct pdm_dev *pd = pass->pd;
-	struct bio *top = pass->top;
-	struct pdm_io *io = pass->io;
-	struct bio *clone;
-
-	if (status == BLK_STS_RESOURCE && (top->bi_opf & REQ_NOWAIT)) {
+	if (polled) {
+		this_cpu_inc(io->pd->stats->completions_found);
 		/*
-		 * A NOWAIT pass short of memory has issued none of its
-		 * clones: its submitter retries in full, blocking.
+		 * Hybrid: how long this lower device took, as a poll saw it.
+		 * The map, and so the estimate, outlives every io issued
+		 * through it (a table goes only when none is in flight).
 		 */
-		this_cpu_inc(pd->stats->nowait_again);
-		status = BLK_STS_AGAIN;
-		if (io)
-			pdm_io_free_held(io, &pass->held);
-		io = NULL;
+		if (io->start_ns) {
+			u64 *est = pc->hybrid_estimate_ns;
+
+			pdm_hybrid_learn(&est[op_is_write(bio_op(bio))],
+					 ktime_get_ns() - io->start_ns);
+		}
 	}
-	if (!io) {
-		/* Nothing issued: an empty flush needs no clone either. */
-		top->bi_status = status;
-		pdm_end_top(pd, top, pass->acct);
+	WRITE_ONCE(pc->done, true);
+	if (!published) {
+		/* Unlisted: nothing else refers to it (see struct pdm_io). */
+		if (!io->polled && pc != pdm_io_first(io))
+			bio_put(bio);
+		pdm_io_put(io);
 		return;
 	}
-	while ((clone = bio_list_pop(&pass->held))) {
-		this_cpu_inc(pd->stats->clones);
-		submit_bio_noacct(clone);
-	}
-	if (status)
-		io->status = status;
-	if (top->bi_opf & REQ_POLLED)
-		pdm_io_publish(io);
-	else
-		pdm_io_put(io);
+	/*
+	 * The last clone of a published bio ended in the task that issued
+	 * it (its poller, reaping a batch of lower completions): finish the
+	 * top bio now rather than at its own next poll_bio, so that one
+	 * io_uring reap pass completes every top bio whose clones one lower
+	 * poll found.  Anywhere else leave it to that poller: from interrupt
+	 * context the top bio may not be freed, and another task must not
+	 * free it while its own poller may be inside bio_poll() on it.
+	 */
+	if (atomic_dec_return(&io->remaining) == 1 && in_task() &&
+	    current == owner)
+		pdm_io_claim(io);
 }
 
-/*
- * Send @top: its flushes, its data mapped onto clones, and what is left
- * to do once they are issued.  pdm_start_top() without the counters; also
- * the second pass of a PREFLUSH+data bio and of a requeued one, with the
- * statistics @acct of the first.  The caller's reference on pd->active
- * goes with @top.
- */
-static void pdm_send_top(struct pdm_dev *pd, struct bio *top,
-			 const struct pdm_acct *acct)
+void pdm_io_put(struct pdm_io *io)
 {
-	struct pdm_pass pass = {
-		.pd = pd,
-		/* Stable while we hold pd->active: see struct pdm_dev. */
-		.map = READ_ONCE(pd->map),
-		.top = top,
-		.acct = acct,
-		.held = BIO_EMPTY_LIST,
-	};
-	blk_status_t status = BLK_STS_OK;
-	bool remapped = false;
-
-	/* No map: being removed, or deferred across a shrinking reload. */
-	if (unlikely(!pass.map || bio_end_sector(top) > pass.map->spec.sectors))
-		status = BLK_STS_IOERR;
-	else if ((top->bi_opf & REQ_PREFLUSH) && !pdm_send_flushes(&pass))
-		status = BLK_STS_RESOURCE;
-	else if (!(pass.io && pass.io->then_data))
-		status = pdm_send_data(&pass, &remapped);
-	if (!remapped)
-		pdm_send_finish(&pass, status);
-}
-
-/*
- * Count a new top bio and send it.  The caller holds a reference on
- * pd->active, which completing the top bio drops.
- */
-static void pdm_start_top(struct pdm_dev *pd, struct bio *top)
-{
-	struct pdm_acct acct;
-
-	this_cpu_inc(pd->stats->bios);
-	if (top->bi_opf & REQ_POLLED)
-		this_cpu_inc(pd->stats->polled_bios);
-	pdm_acct_start(pd->disk, top, &acct);
-	pdm_send_top(pd, top, &acct);
+	if (atomic_dec_and_test(&io->remaining))
+		pdm_io_complete(io);
 }
 
 /**
- * pdm_requeue_work() - map requeued top bios again
- * @work: the device's requeue_work
+ * pdm_io_claim() - complete a published top bio, if nobody else does
+ * @io:  a published io whose count the caller saw drop to 1 (the publish
+ *       reference alone)
  *
- * The data of PREFLUSH+data bios whose flushes all completed without
- * error (their REQ_PREFLUSH cleared), and REQ_NOWAIT bios whose clones met
- * EAGAIN below (their REQ_NOWAIT cleared, REQ_PREFLUSH kept: the flushes
- * are redone before the data).  Each still holds
- * its submitter's reference on pd->active: the map is the one it was
- * first mapped with, and a suspend waits for the bio rather than holding
- * it back.  (Through pdm_submit_bio() it could be deferred by a suspend
- * that waits for the reference it holds.)  Runs in process context, from
- * a WQ_MEM_RECLAIM queue, as writeback may depend on it.
+ * Runs in task context only: the top bio may be REQ_ALLOC_CACHE.  Of all
+ * the parties that see the count at 1, the cmpxchg picks one.
+ *
+ * Return: 1 if this call completed the top bio, else 0.
  */
-void pdm_requeue_work(struct work_struct *work)
+static int pdm_io_claim(struct pdm_io *io)
 {
-	struct pdm_dev *pd = container_of(work, struct pdm_dev, requeue_work);
-	struct bio_list list;
-	struct blk_plug plug;
-	struct bio *first;
+	struct bio *top = io->top;
 
-	spin_lock_irq(&pd->requeue_lock);
-	list = pd->requeue;
-	bio_list_init(&pd->requeue);
-	spin_unlock_irq(&pd->requeue_lock);
-
-	blk_start_plug(&plug);
-	while ((first = bio_list_pop(&list))) {
-		struct pdm_acct acct;
-		struct bio *top = pdm_io_requeued(first, &acct);
-
-		/*
-		 * This worker may wait for memory and tags: an EAGAIN here
-		 * would reach a submitter that can no longer take it.
-		 */
-		top->bi_opf &= ~REQ_NOWAIT;
-		top->bi_status = BLK_STS_OK;
-		pdm_send_top(pd, top, &acct);
-	}
-	blk_finish_plug(&plug);
+	if (atomic_cmpxchg(&io->remaining, 1, 0) != 1)
+		return 0;
+	top->bi_opf &= ~REQ_DRV;
+	/*
+	 * A walker that still sees the marker must not see bi_private
+	 * already given back (pairs with the smp_rmb() in pdm_io_walk()).
+	 */
+	smp_wmb();
+	top->bi_private = io->saved_private;
+	/*
+	 * No longer ours to poll: a requeued bio is not polled again, and
+	 * remapped in place (direct mode) its cookie 0 would poll the lower
+	 * device's first hardware queue, a queue that does not poll.
+	 */
+	WRITE_ONCE(top->bi_cookie, BLK_QC_T_NONE);
+	pdm_io_complete(io);
+	return 1;
 }
 
 /*
- * Queue a bio while the device is suspended.  Returns true if it was
- * queued, false if the device was resumed meanwhile and the caller should
- * try to enter again.
+ * Complete the top bio and free the clones; @io goes with them.  After the
+ * flushes of a PREFLUSH+data bio (io->then_data) the top bio goes on to
+ * have its data issued instead, unless a flush failed: then it completes
+ * with that error, and its data is never written.  A REQ_NOWAIT top bio
+ * whose clones met EAGAIN is requeued (see the top of pdm-send.c): its
+ * submitter, having returned, can no longer take an EAGAIN.
  */
-static bool pdm_defer(struct pdm_dev *pd, struct bio *bio)
+static void pdm_io_complete(struct pdm_io *io)
 {
-	bool queued = false;
+	struct pdm_dev *pd = io->pd;
+	struct bio *top = io->top;
+	bool then_data = io->then_data && !io->status;
+	bool again = io->nowait && io->status == BLK_STS_AGAIN;
+	struct pdm_acct acct;
 
-	spin_lock(&pd->defer_lock);
-	if (pd->suspended) {
-		bio_list_add(&pd->deferred, bio);
-		this_cpu_inc(pd->stats->deferred);
-		queued = true;
+	if (io->status && !again)
+		top->bi_status = io->status;
+	if (again) {
+		this_cpu_inc(pd->stats->requeued);
+		/*
+		 * Redone blocking (pdm_requeue_work()), its flushes first if
+		 * it has any; completes unpolled, perhaps in interrupt context.
+		 */
+		bio_clear_polled(top);
 	}
-	spin_unlock(&pd->defer_lock);
-	return queued;
+	if (then_data)
+		top->bi_opf &= ~REQ_PREFLUSH;	/* they are done */
+	if (again || then_data) {
+		pdm_requeue(io);
+		return;
+	}
+	acct = io->acct;
+	pdm_io_free_clones(io, false);
+	pdm_end_top(pd, top, &acct);
 }
 
-void pdm_submit_bio(struct bio *bio)
+/*
+ * Hand an io's top bio to pdm_requeue_work() to be mapped again, with its
+ * reference on pd->active.  Its first clone, which holds @io, goes on the
+ * list and carries the top bio's statistics to the next pass; the others
+ * are freed.  Any context: this runs from the last clone's completion.
+ */
+static void pdm_requeue(struct pdm_io *io)
 {
-	struct pdm_dev *pd = bio->bi_bdev->bd_disk->private_data;
+	struct pdm_dev *pd = io->pd;
+	unsigned long flags;
 
-	/*
-	 * Suspend marks the device suspended before it kills active and
-	 * resume revives active before it clears suspended, so a failed
-	 * tryget either queues the bio or sees the device live again.
-	 */
-	while (!percpu_ref_tryget_live(&pd->active)) {
-		if (pdm_defer(pd, bio))
-			return;
-		cpu_relax();
+	pdm_io_free_clones(io, true);
+	spin_lock_irqsave(&pd->requeue_lock, flags);
+	bio_list_add(&pd->requeue, &pdm_io_first(io)->bio);
+	spin_unlock_irqrestore(&pd->requeue_lock, flags);
+	queue_work(pd->wq, &pd->requeue_work);
+}
+
+/**
+ * pdm_io_requeued() - take a top bio off a requeued io
+ * @first: the io's first clone, from pd->requeue
+ * @acct:  the top bio's statistics, for its next pass
+ *
+ * Frees @first and the io with it.  Return: the top bio.
+ */
+struct bio *pdm_io_requeued(struct bio *first, struct pdm_acct *acct)
+{
+	struct pdm_io *io =
+		&container_of(first, struct pdm_io_clone, clone.bio)->io;
+	struct bio *top = io->top;
+
+	*acct = io->acct;
+	bio_put(first);
+	return top;
+}
+
+static struct pdm_clone *pdm_io_first(struct pdm_io *io)
+{
+	return &container_of(io, struct pdm_io_clone, io)->clone;
+}
+
+/*
+ * Free the clones of @io still listed (a polled io's), and unless
+ * @keep_first the first, and @io with it, which lives in the first.
+ */
+static void pdm_io_free_clones(struct pdm_io *io, bool keep_first)
+{
+	struct pdm_clone *first = pdm_io_first(io);
+	struct pdm_clone *pc, *next;
+
+	/* Stale pollers check the magic before they take a reference. */
+	WRITE_ONCE(io->magic, 0);
+	for (pc = io->clones; pc; pc = next) {
+		next = pc->next;
+		if (pc != first)
+			bio_put(&pc->bio);
 	}
-	pdm_start_top(pd, bio);
+	io->clones = NULL;
+	if (!keep_first)
+		bio_put(&first->bio);
+}
+
+/*
+ * Free a NOWAIT pass that is short of a clone: none was issued, and every
+ * one is on @held, the first (which holds @io) first.
+ */
+void pdm_io_free_held(struct pdm_io *io, struct bio_list *held)
+{
+	struct pdm_clone *first = pdm_io_first(io);
+	struct bio *clone;
+
+	WRITE_ONCE(io->magic, 0);
+	while ((clone = bio_list_pop(held)))
+		if (clone != &first->bio)
+			bio_put(clone);
+	bio_put(&first->bio);
 }

@@ -158,7 +158,7 @@ struct pdm_dev {
 	/*
 	 * Top bios to map again from process context: PREFLUSH+data bios
 	 * whose preflushes have all completed, their data still to go, and
-	 * REQ_NOWAIT bios whose clones met EAGAIN below (see pdm-io.c), each
+	 * REQ_NOWAIT bios whose clones met EAGAIN below (see pdm-send.c), each
 	 * listed by the first clone of its last pass, which holds its
 	 * pdm_io (pdm_io_requeued()).  Each keeps its reference on active,
 	 * so a suspend waits for it and the map stays the one it was first
@@ -218,7 +218,7 @@ struct pdm_dev {
  * cmpxchg to 0): a poll_bio call, or a clone's end_io run by the owner.
  * magic is written last when an io is set up and cleared first when it
  * ends, so a poll_bio on a stale or recycled bio can tell whether to take
- * a reference.  See pdm-io-life.c.
+ * a reference.  See pdm-io.c.
  *
  * then_data marks the first pass of a PREFLUSH+data top bio over more
  * than one lower device: its clones are the empty flushes only, and when
@@ -329,11 +329,11 @@ size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 			     char *buf, size_t size);
 
-/* pdm-io.c */
+/* pdm-send.c */
 void pdm_submit_bio(struct bio *bio);
 void pdm_requeue_work(struct work_struct *work);
 
-/* pdm-io-life.c */
+/* pdm-io.c */
 struct pdm_io *pdm_io_init(struct bio *first, struct pdm_dev *pd,
 			   struct bio *top, const struct pdm_acct *acct);
 void pdm_io_add(struct pdm_io *io, struct bio *clone, u64 *estimate_ns);
