@@ -160,55 +160,58 @@ static void test_striped(void)
 	done(&p);
 }
 
-/* No devices; every sector fails with EIO, to the segment's end. */
-static void test_error(void)
+/*
+ * A target without devices after a linear segment: no legs, no
+ * arguments, no format or discard limit of its own; locate answers
+ * @locate_ret for every sector, to the segment's end.
+ */
+static void check_no_device(const struct pdm_target_type *type,
+			    int locate_ret)
 {
+	char text[64], what[64];
 	struct parsed p;
 	struct pdm_seg_spec *seg;
 	u64 sector = 1, left = 0;
 	u32 leg = 7;
+	int n;
 
-	check_good("error", TXT("0 2048 linear /dev/nullb0 0\n2048 100 error\n"),
-		   &p);
-	CHECK_EQ("error segs", 2, p.spec.nr_segs);
-	CHECK_EQ("error sectors", 2148, p.spec.sectors);
+	n = snprintf(text, sizeof(text),
+		     "0 2048 linear /dev/nullb0 0\n2048 100 %s\n", type->name);
+	check_good(type->name, text, n, &p);
+	snprintf(what, sizeof(what), "%s: segments, sectors, legs", type->name);
+	CHECK_EQ(what, 2, p.spec.nr_segs);
+	CHECK_EQ(what, 2148, p.spec.sectors);
 	seg = &p.spec.segs[1];
-	CHECK_EQ("error target", 1, seg->type == &pdm_error_target);
-	CHECK_EQ("error legs", 0, seg->nr_legs);
-	CHECK_EQ("error find", 1, pdm_table_find(&p.spec, 2147));
-	CHECK_EQ("error locate", -EIO,
+	CHECK_EQ(what, 1, seg->type == type);
+	CHECK_EQ(what, 0, seg->nr_legs);
+	CHECK_EQ(what, 1, pdm_table_find(&p.spec, 2147));
+	snprintf(what, sizeof(what), "%s: locate", type->name);
+	CHECK_EQ(what, locate_ret,
 		 seg->type->locate(seg, 30, &leg, &sector, &left));
-	CHECK_EQ("error left", 70, left);
-	CHECK_EQ("error leg untouched", 7, leg);
-	CHECK_EQ("error format", 1, seg->type->format == NULL);
-	CHECK_EQ("error discard limit", 1, seg->type->discard_limit == NULL);
+	CHECK_EQ(what, 70, left);
+	CHECK_EQ(what, 7, leg);
+	snprintf(what, sizeof(what), "%s: no format, no discard limit",
+		 type->name);
+	CHECK_EQ(what, 1, !seg->type->format && !seg->type->discard_limit);
+	done(&p);
+	n = snprintf(text, sizeof(text), "0 8 %s 1\n", type->name);
+	parse(&p, text, n);
+	snprintf(what, sizeof(what), "%s takes no arguments", type->name);
+	CHECK_EQ(what, -EINVAL, p.ret);
+	CHECK_STR(what, "line 1: extra argument '1'", p.err);
 	done(&p);
 }
 
-/* No devices; every sector reads as zeroes, to the segment's end. */
+/* Every sector fails with EIO; a flush has nothing to fail. */
+static void test_error(void)
+{
+	check_no_device(&pdm_error_target, -EIO);
+}
+
+/* Every sector reads as zeroes, and writes go nowhere. */
 static void test_zero(void)
 {
-	struct parsed p;
-	struct pdm_seg_spec *seg;
-	u64 sector = 1, left = 0;
-	u32 leg = 7;
-
-	check_good("zero", TXT("0 8 linear /dev/nullb0 0\n8 100 zero\n"), &p);
-	CHECK_EQ("zero segs", 2, p.spec.nr_segs);
-	seg = &p.spec.segs[1];
-	CHECK_EQ("zero target", 1, seg->type == &pdm_zero_target);
-	CHECK_EQ("zero legs", 0, seg->nr_legs);
-	CHECK_EQ("zero locate", PDM_LOCATE_ZEROES,
-		 seg->type->locate(seg, 30, &leg, &sector, &left));
-	CHECK_EQ("zero left", 70, left);
-	CHECK_EQ("zero leg untouched", 7, leg);
-	CHECK_EQ("zero format", 1, seg->type->format == NULL);
-	done(&p);
-	parse(&p, TXT("0 8 zero 1\n"));
-	CHECK_EQ("zero takes no arguments", -EINVAL, p.ret);
-	CHECK_STR("zero takes no arguments", "line 1: extra argument '1'",
-		  p.err);
-	done(&p);
+	check_no_device(&pdm_zero_target, PDM_LOCATE_ZEROES);
 }
 
 /* Comments, blank lines, tabs, CRLF, no final '\n', leading zeros. */
