@@ -15,12 +15,12 @@
  * is made of that sleep, then early returns if it woke too soon.
  *
  * The sleep: the polling task gives its CPU back while no bio it polls
- * can have completed.  poll_bio itself may not sleep: 6.1's io_uring calls
- * it with BLK_POLL_NOSLEEP, under rcu_read_lock() and with ctx->uring_lock
- * held.  But io_iopoll_check() runs the polling task's task work between
- * two io_do_iopoll() passes, with uring_lock dropped, in plain process
- * context; and when io_uring_enter() polls without a minimum, the task
- * work runs as the task returns to user space.  So poll_bio, finding a
+ * can have completed.  poll_bio itself may not sleep (above; io_uring
+ * also holds ctx->uring_lock there).  But io_iopoll_check() runs the
+ * polling task's task work between two io_do_iopoll() passes, with
+ * uring_lock dropped, in plain process context; and when
+ * io_uring_enter() polls without a minimum, the task work runs as the
+ * task returns to user space.  So poll_bio, finding a
  * bio whose expected completion is far enough away, queues a task work on
  * current (task_work_add() only links it in: it may be called here) and
  * returns without polling; the work sleeps on an hrtimer until the
