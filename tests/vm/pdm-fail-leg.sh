@@ -12,6 +12,10 @@
 # byte; then suspend drains, the leg recovers (make-it-fail 0) and its
 # segment verifies again, and the device is removed.
 . "$(dirname "$0")/lib/lib.sh"
+# Each fio here takes seconds.  One boot of the debug tier once sat
+# silent until its 900 s limit (not reproduced in four runs since): a run
+# past 300 s now fails with the block layer's state (io_hang_dump).
+FIO_WATCHDOG_S=300
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
 	submit_queues=1 poll_queues=1
