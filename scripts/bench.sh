@@ -167,8 +167,7 @@ sched_md() {
 	echo
 	echo "vCPU threads: $(pinning "$log" "$c")."
 	echo
-	sed -n '/@@BENCH-MD-BEGIN@@/,/@@BENCH-MD-END@@/p' "$log" |
-		sed '/@@BENCH-MD-/d'
+	section "sched-$1cpu"
 	echo
 	echo "<details><summary>individual runs</summary>"
 	echo

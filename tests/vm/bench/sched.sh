@@ -335,7 +335,8 @@ has() {
 	return 1
 }
 
-echo "@@BENCH-MD-BEGIN@@"
+echo "### Setup"
+echo
 echo "fio io_uring 4k randread, QD$QD per job, batch submit/complete $BATCH/$BATCH," \
 	"$what;" \
 	"$ncpu vCPUs; $REPS repeats x ${SECS}s (+0.5s ramp), schedulers interleaved," \
@@ -454,4 +455,3 @@ else
 			"split-deadline $sd, mq-deadline $mq: $r ($ok target <= 0.1x)."
 	fi
 fi
-echo "@@BENCH-MD-END@@"
