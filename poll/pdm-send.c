@@ -151,6 +151,20 @@ static unsigned int pdm_fit_data(struct bio *top, unsigned int skip,
 	return fit ? fit : min(want, lbs);
 }
 
+/*
+ * The block layer's own quick test (6.1's bio_may_exceed_limits()): every
+ * queue takes a data bio of one bvec within one page unsplit, unless it
+ * has chunks.  So does it any part of such a bio.  A bio that is itself a
+ * clone has no bvec count of its own and takes pdm_fit_data().
+ */
+static bool pdm_fits_any(const struct bio *top, struct block_device *bdev)
+{
+	const struct bio_vec *bv = top->bi_io_vec;
+
+	return top->bi_vcnt == 1 && bv->bv_offset + bv->bv_len <= PAGE_SIZE &&
+	       !bdev_get_queue(bdev)->limits.chunk_sectors;
+}
+
 /* How many sectors starting at @skip of @top may go to @bdev in one clone. */
 static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 			    unsigned int want, sector_t lsec,
@@ -159,6 +173,8 @@ static unsigned int pdm_fit(struct bio *top, unsigned int skip,
 	switch (bio_op(top)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
+		if (pdm_fits_any(top, bdev))
+			return want;
 		return pdm_fit_data(top, skip, want,
 				    lsec + get_start_sect(bdev),
 				    bdev_get_queue(bdev));
@@ -235,10 +251,22 @@ static bool pdm_issue_flush(struct pdm_pass *pass, u32 dev)
 static bool pdm_issue_data(struct pdm_pass *pass, u32 dev, unsigned int skip,
 			   unsigned int sectors, sector_t lsec)
 {
-	struct bio *clone = bio_alloc_clone(pass->map->bdevs[dev], pass->top,
-					    pdm_pass_gfp(pass), &pass->pd->bs);
+	struct bio *top = pass->top;
+	/*
+	 * Cloned onto no device, then pointed at the lower one and given
+	 * the top bio's cgroup once: bio_alloc_clone() onto the lower
+	 * device would associate the clone twice, with the allocating
+	 * task's cgroup and then with the top bio's.
+	 */
+	struct bio *clone = bio_alloc_clone(NULL, top, pdm_pass_gfp(pass),
+					    &pass->pd->bs);
 
 	if (clone) {
+		clone->bi_bdev = pass->map->bdevs[dev];
+		if (top->bi_blkg)
+			bio_clone_blkg_association(clone, top);
+		else
+			bio_associate_blkg(clone);
 		bio_trim(clone, skip, sectors);
 		clone->bi_iter.bi_sector = lsec;
 		/*

@@ -8,7 +8,8 @@
 #   interrupt);
 # - lower limits: 1 MiB polled reads over null_blk (max_sectors 255) are
 #   cut into clones the lower queue takes whole, so none of them is split
-#   below and failed with EAGAIN (which io_uring would retry forever);
+#   below and failed with EAGAIN (which io_uring would retry forever),
+#   from buffers of many bvecs and from a huge page (one bvec);
 # - flushes and discards when every lower device supports them;
 # - no zoned lower devices.
 . "$(dirname "$0")/lib/lib.sh"
@@ -56,6 +57,22 @@ expect_eq "1 MiB polled reads" 200 "$(fio_ios 1048576)"
 expect_ge "clones of 1 MiB reads" 1800 "$(pdm_stat clones)"
 expect_eq "clones completed by a poll" "$(pdm_stat clones)" \
 	"$(pdm_stat completions_found)"
+# The same from a huge page: each bio is then one bvec of 1 MiB, which
+# the quick "one bvec within a page fits anywhere" test must not pass.
+echo 4 >/proc/sys/vm/nr_hugepages
+expect_ge "huge pages" 2 "$(cat /proc/sys/vm/nr_hugepages)"
+clones0=$(pdm_stat clones)
+timeout 60 fio --name=bighuge --filename=/dev/pdm0 --ioengine=io_uring \
+	--direct=1 --hipri=1 --bs=1m --rw=randread --iodepth=2 \
+	--mem=shmhuge --hugepage-size=2m --number_ios=100 \
+	--output-format=terse --terse-version=3 >/tmp/big.out 2>&1 ||
+	{ cat /tmp/big.out; fail "1 MiB polled reads from a huge page failed or hung"; }
+FIO_TERSE=$(grep '^3;' /tmp/big.out | tail -n 1)
+expect_eq "1 MiB polled reads from a huge page" 100 "$(fio_ios 1048576)"
+expect_ge "clones of 1 MiB reads from a huge page" 900 \
+	$(($(pdm_stat clones) - clones0))
+expect_eq "pdm requeues (EAGAIN from a split below)" 0 "$(pdm_stat requeued)"
+echo 0 >/proc/sys/vm/nr_hugepages
 run pdmsetup remove big
 
 # 3. Flush and discard pass through to a device with a volatile cache and
