@@ -125,15 +125,3 @@ bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
 	submit_bio_noacct(top);
 	return true;
 }
-
-/*
- * Remap in place rather than clone?  Only in direct mode, and not a
- * polled bio while hybrid polling is on: the wait lives in pdm's
- * poll_bio, which a remapped bio's poller never calls.
- */
-bool pdm_want_remap(struct pdm_dev *pd, struct bio *top)
-{
-	if (READ_ONCE(pd->poll_mode) != PDM_POLL_DIRECT)
-		return false;
-	return !(top->bi_opf & REQ_POLLED) || !READ_ONCE(pd->hybrid);
-}

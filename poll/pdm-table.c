@@ -354,19 +354,3 @@ void pdm_table_spec_free(struct pdm_table_spec *spec)
 	spec->nr_segs = 0;
 	spec->sectors = 0;
 }
-
-u32 pdm_table_find(const struct pdm_table_spec *spec, u64 sector)
-{
-	u32 lo = 0, hi = spec->nr_segs;
-
-	/* The last segment starting at or before @sector is in [lo, hi). */
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (spec->segs[mid].start <= sector)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}

@@ -101,8 +101,23 @@ void pdm_table_spec_free(struct pdm_table_spec *spec);
  * @sector: a sector below spec->sectors
  *
  * Return: index into spec->segs (binary search); the last segment for a
- * sector past the end, 0 for an empty table.
+ * sector past the end, 0 for an empty table.  Inline: every I/O asks.
  */
-u32 pdm_table_find(const struct pdm_table_spec *spec, u64 sector);
+static inline u32 pdm_table_find(const struct pdm_table_spec *spec,
+				 u64 sector)
+{
+	u32 lo = 0, hi = spec->nr_segs;
+
+	/* The last segment starting at or before @sector is in [lo, hi). */
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (spec->segs[mid].start <= sector)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
 
 #endif /* _PDM_TABLE_H */

@@ -346,10 +346,21 @@ struct bio *pdm_io_requeued(struct bio *first, struct pdm_acct *acct);
 
 /* pdm-remap.c */
 extern struct kmem_cache *pdm_remap_cache;	/* struct pdm_remap */
-bool pdm_want_remap(struct pdm_dev *pd, struct bio *top);
 bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
 	       sector_t lsec, const struct pdm_acct *acct);
 void pdm_remap_free_drain(struct pdm_dev *pd);
+
+/*
+ * Remap in place rather than clone?  Only in direct mode, and not a
+ * polled bio while hybrid polling is on: the wait lives in pdm's
+ * poll_bio, which a remapped bio's poller never calls.
+ */
+static inline bool pdm_want_remap(struct pdm_dev *pd, struct bio *top)
+{
+	if (READ_ONCE(pd->poll_mode) != PDM_POLL_DIRECT)
+		return false;
+	return !(top->bi_opf & REQ_POLLED) || !READ_ONCE(pd->hybrid);
+}
 
 /*
  * End a top bio: its statistics, then its reference on pd->active, then
