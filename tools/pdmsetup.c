@@ -250,14 +250,24 @@ static void read_attr(const char *path, char *buf, size_t size)
 	fclose(f);
 }
 
-static void read_dev_attr(const struct pdm_devinfo *di, const char *attr,
-			  char *buf, size_t size)
+/*
+ * A device's sysfs choice ("tracked sweep sweep_wait [direct]"), its
+ * bracketed word into @buf.  Read whole before it is cut: the list is
+ * longer than the word.
+ */
+static void read_dev_choice(const struct pdm_devinfo *di, const char *attr,
+			    char *buf, size_t size)
 {
-	char path[96];
+	char path[96], line[256];
+	size_t n;
 
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/pdm/%s", di->major,
 		 di->minor, attr);
-	read_attr(path, buf, size);
+	read_attr(path, line, sizeof(line));
+	sysfs_choice(line);
+	n = strnlen(line, size - 1);
+	memcpy(buf, line, n);
+	buf[n] = '\0';
 }
 
 /*
@@ -290,10 +300,8 @@ static int get_devinfo(int fd, const char *name, int why, int gone,
 		errno = err;
 		return -1;
 	}
-	read_dev_attr(di, "poll_mode", di->poll_mode, sizeof(di->poll_mode));
-	sysfs_choice(di->poll_mode);
-	read_dev_attr(di, "hybrid", di->hybrid, sizeof(di->hybrid));
-	sysfs_choice(di->hybrid);
+	read_dev_choice(di, "poll_mode", di->poll_mode, sizeof(di->poll_mode));
+	read_dev_choice(di, "hybrid", di->hybrid, sizeof(di->hybrid));
 	return 0;
 }
 
