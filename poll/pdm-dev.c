@@ -193,6 +193,12 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	if (!pd)
 		return NULL;
 	pd->minor = -1;
+	/*
+	 * direct by default: the cheapest mode per I/O in every same-boot
+	 * A/B, correct for every table (a bio it cannot remap is cloned),
+	 * and it leaves hybrid polling and the statistics as they are.
+	 */
+	pd->poll_mode = PDM_POLL_DIRECT;
 	strscpy(pd->name, name, sizeof(pd->name));
 	mutex_init(&pd->lock);
 	refcount_set(&pd->ref, 1);	/* the device list's */

@@ -25,7 +25,7 @@ run modprobe pdm
 s=$(( $(cat /sys/block/nvme0n1/size) / 64 * 64 ))
 run pdmsetup create st --table "0 $((2 * s)) striped 2 32 /dev/nvme0n1 0 /dev/nvme1n1 0" >/dev/null
 sys=/sys/block/pdm0/pdm
-expect_eq "default poll_mode" "[tracked] sweep sweep_wait direct" \
+expect_eq "default poll_mode" "tracked sweep sweep_wait [direct]" \
 	"$(cat $sys/poll_mode)"
 expect_eq "default hybrid" "[off] gate sleep" "$(cat $sys/hybrid)"
 if echo bogus >$sys/poll_mode 2>/dev/null; then
@@ -45,14 +45,14 @@ verify() {
 
 # The debug tier's core leaves out gate (1), whose early returns sleep
 # (2) takes too, on top of its own paths, and runs each mode once, off
-# or sleep by turns (tracked with hybrid off, the default, runs in most
+# or sleep by turns (direct with hybrid off, the default, runs in most
 # other tests of the core).  The rt tier is here for the sweeps' locks
 # and the hybrid sleep: both sweeps with each hybrid setting, tracked
 # and direct once each.
 pairs="tracked:0 tracked:1 tracked:2 sweep:0 sweep:1 sweep:2"
 pairs+=" sweep_wait:0 sweep_wait:1 sweep_wait:2 direct:0 direct:1 direct:2"
 [ "$(debug_tier)" = core ] &&
-	pairs="tracked:2 sweep:0 sweep_wait:2 direct:0"
+	pairs="tracked:0 sweep:2 sweep_wait:0 direct:2"
 on_rt_kernel &&
 	pairs="tracked:2 sweep:0 sweep:1 sweep:2 sweep_wait:0 sweep_wait:1 sweep_wait:2 direct:0"
 for pair in $pairs; do

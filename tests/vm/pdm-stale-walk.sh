@@ -26,6 +26,8 @@ nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
 run modprobe pdm
 run pdmsetup create w --table \
 	"0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
+# The window is in pdm's poll_bio, which only cloned bios reach.
+echo tracked >/sys/block/pdm0/pdm/poll_mode
 run modprobe blkfast-stalewalk dev=/dev/pdm0 min_us=25000
 SP=/sys/module/blkfast_stalewalk/parameters
 echo 20 >$SP/rounds || fail "the rounds did not complete: a bio was lost"

@@ -146,14 +146,14 @@ all=name,dev,state,open,tables,poll,poll_mode,hybrid,segments,sectors
 # (lin is open under top: the count as info's text shows it.)
 open_lin=$(pdmsetup info lin | sed -n 's/^Open count: *//p')
 expect_ge "lin open under top" 1 "$open_lin"
-expect_eq "info -c -o all" "lin|$d0|ACTIVE|$open_lin|LIVE|on|tracked|off|1|$sz" \
+expect_eq "info -c -o all" "lin|$d0|ACTIVE|$open_lin|LIVE|on|direct|off|1|$sz" \
 	"$(pdmsetup info -c -o $all --noheadings --separator '|' lin)"
 # The longest choices, read whole and cut to the bracketed word.
 echo sweep_wait >"/sys/dev/block/$d0/pdm/poll_mode"
 echo sleep >"/sys/dev/block/$d0/pdm/hybrid"
 expect_eq "info -c poll_mode,hybrid" "sweep_wait|sleep" \
 	"$(pdmsetup info -c -o poll_mode,hybrid --noheadings --separator '|' lin)"
-echo tracked >"/sys/dev/block/$d0/pdm/poll_mode"
+echo direct >"/sys/dev/block/$d0/pdm/poll_mode"
 echo off >"/sys/dev/block/$d0/pdm/hybrid"
 expect_eq "info -c headings" "Name Dev" \
 	"$(pdmsetup info -c -o name,dev lin top | head -n 1 | tr -s ' ')"

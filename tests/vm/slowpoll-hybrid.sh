@@ -30,6 +30,9 @@ done
 run modprobe pdm
 run pdmsetup create sp --table "0 $(cat /sys/block/slowpoll0/size) linear /dev/slowpoll0 0" >/dev/null
 sys=/sys/block/pdm0/pdm
+# Classic polling counted through pdm's poll_bio: tracked, since direct
+# (the default) hands a polled bio's polling to the lower queue itself.
+echo tracked >$sys/poll_mode
 polls() {
 	fio_run "pdm-hybrid$1" --filename=/dev/pdm0 --ioengine=io_uring \
 		--direct=1 --hipri=1 --rw=randread --bs=4k --iodepth=1 \

@@ -27,7 +27,7 @@ run pdmsetup create demo --table \
 
 configs=("none irq" "mq-deadline irq" "kyber irq" "split-deadline irq"
 	 "none polled" "mq-deadline polled" "split-deadline polled"
-	 "pdm irq" "pdm polled" "pdm-direct irq" "pdm-direct polled")
+	 "pdm irq" "pdm polled" "pdm-tracked irq" "pdm-tracked polled")
 # A line per run, [k/N], so that a first `make demo` shows where it is.
 k=0
 n=$((REPS * ${#configs[@]}))
@@ -38,8 +38,8 @@ for _ in $(seq "$REPS"); do
 		read -r sched completion <<<"$c"
 		dev=/dev/pdm0
 		case $sched in
-		pdm) echo tracked >/sys/block/pdm0/pdm/poll_mode ;;
-		pdm-direct) echo direct >/sys/block/pdm0/pdm/poll_mode ;;
+		pdm) echo direct >/sys/block/pdm0/pdm/poll_mode ;;
+		pdm-tracked) echo tracked >/sys/block/pdm0/pdm/poll_mode ;;
 		*)
 			set_sched nullb0 "$sched"
 			dev=/dev/nullb0
@@ -64,6 +64,6 @@ for c in "${configs[@]}"; do
 done
 echo "(ratio: against 'none irq'; irq: completed by a timer interrupt, null_blk"
 echo " irqmode=2 completion_nsec=0; polled: reaped from the poll queue; pdm is a"
-echo " linear pdm device over an identical null_blk device, in poll_mode"
-echo " tracked and direct; emulated time is noisy, compare ratios)"
+echo " linear pdm device over an identical null_blk device, in its default"
+echo " poll_mode direct and in tracked; emulated time is noisy, compare ratios)"
 run pdmsetup remove demo

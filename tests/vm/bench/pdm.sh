@@ -23,10 +23,11 @@
 # Before the timed runs, one short untimed run of each row with kretprobes
 # on null_blk's hrtimer callback and null_poll shows how its lower requests
 # really completed (by interrupt, by polling, or neither: inline).
-# pdm runs in its default poll_mode (tracked: one clone per bio, polled
-# through pdm's poll_bio) and in poll_mode direct (bios remapped in place,
-# polled by io_uring on the lower queue); "pdm-noacct" is tracked with
-# queue/iostats off, for what pdm's I/O statistics cost.  When the
+# pdm runs in its default poll_mode (direct: bios remapped in place,
+# polled by io_uring on the lower queue) and in poll_mode tracked
+# ("pdm-tracked": one clone per bio, polled through pdm's poll_bio);
+# "pdm-noacct" is the default with queue/iostats off, for what pdm's I/O
+# statistics cost.  When the
 # test-only blkfast-remap
 # module is there, a fourth device gets the floor of any 6.1 bio-based
 # stacking driver: bfremap0 passes each bio down unchanged with no
@@ -69,9 +70,9 @@ configs=("raw polled" "raw irq")
 [ -z "$inl" ] || configs+=("raw inline")
 configs+=("dm-linear polled" "dm-linear irq" "pdm polled" "pdm irq"
 	  "pdm-noacct polled" "pdm-noacct irq"
-	  "pdm-direct polled" "pdm-direct irq")
+	  "pdm-tracked polled" "pdm-tracked irq")
 declare -A dev=([raw]=/dev/$raw [dm-linear]=$dm [pdm]=/dev/$pdm
-	[pdm-noacct]=/dev/$pdm [pdm-direct]=/dev/$pdm)
+	[pdm-noacct]=/dev/$pdm [pdm-tracked]=/dev/$pdm)
 floor='' floor_skipped=''
 if [ -z "$fl" ]; then
 	floor_skipped="no fourth device in devs="
@@ -97,9 +98,9 @@ setup() {
 	[ "$way" = inline ] && d=/dev/$inl
 	echo 1 >"$iostats"
 	case $stack in
-	pdm) echo tracked >"$mode" ;;
-	pdm-noacct) echo tracked >"$mode"; echo 0 >"$iostats" ;;
-	pdm-direct) echo direct >"$mode" ;;
+	pdm) echo direct >"$mode" ;;
+	pdm-noacct) echo direct >"$mode"; echo 0 >"$iostats" ;;
+	pdm-tracked) echo tracked >"$mode" ;;
 	esac
 }
 fio_args=(--ioengine=io_uring --direct=1 --bs=4k --rw=randread --iodepth=32
@@ -151,12 +152,12 @@ echo
 [ -z "$floor_skipped" ] ||
 	echo "- **Skipped:** floor polled, floor irq (bfremap0): $floor_skipped"
 echo "- pdm/raw: polled $(bench_ratio "pdm polled" "raw polled"), irq $(bench_ratio "pdm irq" "raw irq")"
-echo "- pdm-direct/raw: polled $(bench_ratio "pdm-direct polled" "raw polled"), irq $(bench_ratio "pdm-direct irq" "raw irq")"
-echo "- pdm's I/O statistics: iostats on/off (tracked): polled $(bench_ratio "pdm polled" "pdm-noacct polled"), irq $(bench_ratio "pdm irq" "pdm-noacct irq") (goal: 0.98 or more)"
+echo "- pdm-tracked/raw: polled $(bench_ratio "pdm-tracked polled" "raw polled"), irq $(bench_ratio "pdm-tracked irq" "raw irq")"
+echo "- pdm's I/O statistics: iostats on/off (direct): polled $(bench_ratio "pdm polled" "pdm-noacct polled"), irq $(bench_ratio "pdm irq" "pdm-noacct irq") (goal: 0.98 or more)"
 echo "- pdm/dm-linear: polled $(bench_ratio "pdm polled" "dm-linear polled"), irq $(bench_ratio "pdm irq" "dm-linear irq")"
 [ -n "$floor" ] &&
-	echo "- floor (bfremap0: pass-through, no bookkeeping)/raw: polled $(bench_ratio "floor polled" "raw polled"), irq $(bench_ratio "floor irq" "raw irq"); pdm-direct/floor: polled $(bench_ratio "pdm-direct polled" "floor polled"), irq $(bench_ratio "pdm-direct irq" "floor irq")"
-echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq"), pdm-direct $(bench_ratio "pdm-direct polled" "pdm-direct irq")"
+	echo "- floor (bfremap0: pass-through, no bookkeeping)/raw: polled $(bench_ratio "floor polled" "raw polled"), irq $(bench_ratio "floor irq" "raw irq"); pdm/floor: polled $(bench_ratio "pdm polled" "floor polled"), irq $(bench_ratio "pdm irq" "floor irq"); pdm-tracked/floor: polled $(bench_ratio "pdm-tracked polled" "floor polled"), irq $(bench_ratio "pdm-tracked irq" "floor irq")"
+echo "- polled/irq: raw $(bench_ratio "raw polled" "raw irq"), dm-linear $(bench_ratio "dm-linear polled" "dm-linear irq"), pdm $(bench_ratio "pdm polled" "pdm irq"), pdm-tracked $(bench_ratio "pdm-tracked polled" "pdm-tracked irq")"
 [ -z "$inl" ] ||
 	echo "- raw: polled/inline $(bench_ratio "raw polled" "raw inline"), irq/inline $(bench_ratio "raw irq" "raw inline") (what completing by interrupt costs)"
 echo 1 >"$iostats"
