@@ -122,9 +122,19 @@ model() {
 			x = i / (rl + Z)
 			ql = x * rl
 		}
+		WQ = rl - h	# the wait for the lock per I/O, seconds
 		return x
 	}
 	FNR == 1 { logi++ }
+	# The contention meter: ns spun per I/O, all locks and sides.
+	/^meter: jobs=/ {
+		s = kv(\$0, \"sched\"); j = kv(\$0, \"jobs\")
+		rest = \$0; sub(/^.* ios=[0-9]* /, \"\", rest)
+		n = split(rest, parts, \";\"); t = 0
+		for (i = 1; i <= n; i++)
+			if (split(parts[i], w, \" \") >= 4) t += w[4]
+		spin[logi, s, j] = t
+	}
 	/^run: jobs=/ {
 		s = kv(\$0, \"sched\"); j = kv(\$0, \"jobs\")
 		iops[logi, s, j] = iops[logi, s, j] \" \" kv(\$0, \"iops\")
@@ -204,8 +214,14 @@ echo "that many jobs on P CPUs: the boot's vCPUs, or its host's CPUs when"
 echo "it had fewer (oversubscribed); the parallel part scaled by that boot's"
 echo "none at that job count."
 echo
-echo "| boot | P | jobs | scheduler | median IOPS | measured / none | predicted / none | error |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|"
+echo "Where the model is wrong, the last three columns say by how much per"
+echo "I/O: the time per I/O it is short of what was measured (the cycle time"
+echo "of a job, measured against predicted), the queueing at the lock it"
+echo "predicts, and what the contention meter's runs spun on the elevator's"
+echo "locks (ns per I/O; \"-\" where none was metered)."
+echo
+echo "| boot | P | jobs | scheduler | median IOPS | measured / none | predicted / none | error | missing, us/IO | model's lock wait, ns/IO | metered spin, ns/IO |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
 li=0
 for l in "${logs[@]}"; do
 	li=$((li + 1))
@@ -216,10 +232,13 @@ for l in "${logs[@]}"; do
 	model "for (i = 1; i <= nsched; i++) { s = order[i]
 		for (j = 1; j <= 256; j++) {
 			if (!has($li, j) || !(m = rmed(s, j, $li))) continue
-			x = mva(s, j, $p, $li) / none_x(j, $p, $li)
-			printf \"| %s | %d | %d | %s | %.0f | %.3f | %.3f | %+.0f%% |\\n\",
+			X = mva(s, j, $p, $li); x = X / none_x(j, $p, $li)
+			c = j < $p ? j : $p
+			sp = (($li, s, j) in spin) ? sprintf(\"%.0f\", spin[$li, s, j]) : \"-\"
+			printf \"| %s | %d | %d | %s | %.0f | %.3f | %.3f | %+.0f%% | %.2f | %.0f | %s |\\n\",
 				\"$(basename "$l" .log)\", $p, j, s, med(s, j, $li), m, x,
-				(x - m) * 100 / m } }"
+				(x - m) * 100 / m, c / X * (x / m - 1) * 1e6,
+				WQ * 1e9, sp } }"
 done
 if [ -n "$plot" ]; then
 	model 'for (n = 1; n <= 64; n *= 2) for (i = 1; i <= nsched; i++)
