@@ -4,9 +4,11 @@
 # vm: -c 2
 # pdm over null_blk poll queues: pdmsetup's verbs and output shapes, linear
 # and striped tables with io_uring hipri=1 (every completion reaped by
-# null_poll() through pdm's poll_bio), holders (a second device sharing a
-# lower disk), EBUSY on removing an open
-# device, rmmod refused while devices exist.
+# null_poll(): on the linear table each 4k read remapped in place by the
+# default poll_mode, direct, and polled by io_uring on null_blk's queue;
+# on the stripe each 128k read cut into clones polled through pdm's
+# poll_bio), holders (a second device sharing a lower disk), EBUSY on
+# removing an open device, rmmod refused while devices exist.
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 submit_queues=1 poll_queues=1 \
@@ -41,7 +43,9 @@ expect_eq "fio I/Os" 3000 "$(fio_ios 4096)"
 expect_eq "completions reaped by null_poll" 3000 "$(probe_sum npoll)"
 probe_sum_stop npoll
 expect_ge "polled bios" 3000 "$(cat /sys/block/pdm0/pdm/polled_bios)"
-expect_eq "clones completed by a poll" 3000 \
+expect_eq "bios remapped in place (direct, the default)" 3000 \
+	"$(cat /sys/block/pdm0/pdm/remapped)"
+expect_eq "remapped bios completed by a poll" 3000 \
 	"$(cat /sys/block/pdm0/pdm/completions_found)"
 
 # pdm devices share lower devices (pdm-share tests more); an open device
