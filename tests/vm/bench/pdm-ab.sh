@@ -6,20 +6,25 @@
 # loaded in turn, the order rotated per repeat, with a linear table over
 # nullb0; each of its runs (by default 4k randread QD32 batched, polled,
 # 1 job pinned to vCPU 1), tracked and direct, is paired with a run of the
-# floor (blkfast-remap over nullb1, an identical device) just before it.
+# floor (blkfast-remap over nullb1, an identical device) just before it
+# in odd repeats and just after it in even ones, so that whatever the
+# second run of a pair gains or loses by coming second cancels out.
 # The host of an emulated guest slows down and speeds up for many seconds
 # at a time; a pair's two runs share that state, so the ratio of a pair is
 # steadier than the ratio of two medians.  Prints each build's median
-# pdm/floor ratio and its quartiles.
+# pdm/floor ratio and its quartiles, and the median of each order.
 #
 # Arguments (KEY=VALUE): reps=10 secs=1.5 qd=32 jobs=1 (2 jobs: one per
 # vCPU) hipri=1 (0: interrupt-driven) iostats=1 (pdm's queue/iostats)
 # irqmode=2 (null_blk's: 2 a timer, 1 a softirq; polled I/O is reaped by
-# polling either way).
+# polling either way) modes=tracked,direct (poll_modes; MODE-noacct is
+# MODE with queue/iostats off, e.g. modes=direct,direct-noacct for what
+# the statistics cost in one boot).
 . "$(dirname "$0")/../lib/lib.sh"
 . "$(dirname "$0")/../lib/bench.sh"
-REPS=10 SECS=1.5 QD=32 JOBS=1 HIPRI=1 IOSTATS=1 IRQMODE=2
-bench_args "qd jobs hipri iostats irqmode" "$@"
+REPS=10 SECS=1.5 QD=32 JOBS=1 HIPRI=1 IOSTATS=1 IRQMODE=2 MODES=tracked,direct
+bench_args "qd jobs hipri iostats irqmode modes" "$@"
+read -ra modes_list <<<"${MODES//,/ }"
 
 extra=/blkfast/extra
 builds=()
@@ -38,16 +43,37 @@ for rep in $(seq "$REPS"); do
 		run insmod "$extra/$b/pdm.ko"
 		"$extra/$b/pdmsetup" create ab --table "0 $sz linear /dev/nullb0 0" \
 			>/dev/null || fail "$b: pdmsetup create"
-		modes="tracked direct"
-		[ $((rep % 2)) = 1 ] || modes="direct tracked"
-		for m in $modes; do
-			echo "$m" >/sys/block/pdm0/pdm/poll_mode
-			echo "$IOSTATS" >/sys/block/pdm0/queue/iostats
-			bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
-			f=$(fio_field 8)
-			bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
-			bench_extra "$b $m" "$(awk -v a="$(fio_field 8)" -v b="$f" \
-				'BEGIN { printf "%.4f", a / b }')"
+		# The modes in turn, in reverse order in even repeats.
+		modes=()
+		for m in "${modes_list[@]}"; do
+			if [ $((rep % 2)) = 1 ]; then
+				modes+=("$m")
+			else
+				modes=("$m" "${modes[@]}")
+			fi
+		done
+		for m in "${modes[@]}"; do
+			echo "${m%-noacct}" >/sys/block/pdm0/pdm/poll_mode ||
+				fail "poll_mode ${m%-noacct}"
+			st=$IOSTATS
+			[ "$m" = "${m%-noacct}" ] || st=0
+			echo "$st" >/sys/block/pdm0/queue/iostats
+			if [ $((rep % 2)) = 1 ]; then
+				order=floor-first
+				bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
+				f=$(fio_field 8)
+				bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
+				p=$(fio_field 8)
+			else
+				order=pdm-first
+				bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
+				p=$(fio_field 8)
+				bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
+				f=$(fio_field 8)
+			fi
+			r=$(awk -v a="$p" -v b="$f" 'BEGIN { printf "%.4f", a / b }')
+			bench_extra "$b $m" "$r"
+			bench_extra "$b $m $order" "$r"
 		done
 		"$extra/$b/pdmsetup" remove ab || fail "$b: pdmsetup remove"
 		run rmmod pdm
@@ -59,13 +85,16 @@ polled=polled
 [ "$HIPRI" = 1 ] || polled="interrupts (null_blk irqmode=$IRQMODE)"
 echo "### pdm builds in one boot: $(nproc) vCPUs, 4k randread QD$QD x $JOBS job(s), batches of $PDM_AB_BATCH, $polled, pdm iostats=$IOSTATS, $REPS x ${SECS}s"
 echo
-echo "Each run of a build paired with a floor run (bfremap0) just before it."
+echo "Each run of a build paired with a floor run (bfremap0) just before it"
+echo "(odd repeats) or just after it (even repeats)."
 echo
-echo "| build | mode | pdm/floor, median of pairs | quartiles | IOPS (median) | CPU us/IO |"
-echo "|---|---|---:|---:|---:|---:|"
+echo "| build | mode | pdm/floor, median of pairs | quartiles | floor first / pdm first | IOPS (median) | CPU us/IO |"
+echo "|---|---|---:|---:|---:|---:|---:|"
 for b in "${builds[@]}"; do
-	for m in tracked direct; do
+	for m in "${modes_list[@]}"; do
 		read -r q1 q2 q3 <<<"$(quartiles "${BENCH_EXTRA[$b $m]}")"
-		echo "| $b | $m | $q2 | $q1-$q3 | $(bench_median "$b $m") | $(median "${BENCH_CPU[$b $m]}") |"
+		ff=$(median "${BENCH_EXTRA[$b $m floor-first]:-}")
+		pf=$(median "${BENCH_EXTRA[$b $m pdm-first]:-}")
+		echo "| $b | $m | $q2 | $q1-$q3 | $ff / $pf | $(bench_median "$b $m") | $(median "${BENCH_CPU[$b $m]}") |"
 	done
 done
