@@ -48,7 +48,9 @@ run pdmsetup remove mix
 expect_eq "nullb0 max_sectors_kb" 127 "$(cat /sys/block/nullb0/queue/max_sectors_kb)"
 run pdmsetup create big --table "0 $(cat /sys/block/nullb0/size) linear /dev/nullb0 0" >/dev/null
 expect_eq "pdm max_sectors_kb" 127 "$(cat /sys/block/pdm0/queue/max_sectors_kb)"
-# A run still going after 60 s is an EAGAIN retried forever.
+# A run still going after 60 s is an EAGAIN retried forever.  As clones
+# first (tracked); the huge page step below also in direct.
+echo tracked >/sys/block/pdm0/pdm/poll_mode
 FIO_WATCHDOG_S=60
 fio_run big --filename=/dev/pdm0 --ioengine=io_uring --direct=1 --hipri=1 \
 	--bs=1m --rw=randread --iodepth=4 --number_ios=200
@@ -57,17 +59,24 @@ expect_ge "clones of 1 MiB reads" 1800 "$(pdm_stat clones)"
 expect_eq "clones completed by a poll" "$(pdm_stat clones)" \
 	"$(pdm_stat completions_found)"
 # The same from a huge page: each bio is then one bvec of 1 MiB, which
-# the quick "one bvec within a page fits anywhere" test must not pass.
+# the quick "one bvec within a page fits anywhere" test must not pass:
+# as clones (tracked), and not remapped whole (direct, the default).
 echo 4 >/proc/sys/vm/nr_hugepages
 expect_ge "huge pages" 2 "$(cat /proc/sys/vm/nr_hugepages)"
-clones0=$(pdm_stat clones)
-fio_run bighuge --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
-	--hipri=1 --bs=1m --rw=randread --iodepth=2 --mem=shmhuge \
-	--hugepage-size=2m --number_ios=100
+for mode in tracked direct; do
+	echo $mode >/sys/block/pdm0/pdm/poll_mode
+	clones0=$(pdm_stat clones) remapped0=$(pdm_stat remapped)
+	fio_run bighuge --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --bs=1m --rw=randread --iodepth=2 --mem=shmhuge \
+		--hugepage-size=2m --number_ios=100
+	expect_eq "$mode: 1 MiB polled reads from a huge page" 100 \
+		"$(fio_ios 1048576)"
+	expect_ge "$mode: clones of 1 MiB reads from a huge page" 900 \
+		$(($(pdm_stat clones) - clones0))
+	expect_eq "$mode: 1 MiB reads remapped whole" 0 \
+		$(($(pdm_stat remapped) - remapped0))
+done
 unset FIO_WATCHDOG_S
-expect_eq "1 MiB polled reads from a huge page" 100 "$(fio_ios 1048576)"
-expect_ge "clones of 1 MiB reads from a huge page" 900 \
-	$(($(pdm_stat clones) - clones0))
 expect_eq "pdm requeues (EAGAIN from a split below)" 0 "$(pdm_stat requeued)"
 echo 0 >/proc/sys/vm/nr_hugepages
 run pdmsetup remove big

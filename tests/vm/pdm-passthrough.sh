@@ -96,8 +96,12 @@ done
 want="2048 2048 8 0"
 expect_eq "dm-linear: discard, zeroes, fua, plain write sectors" "$want" \
 	"$(exercise /dev/dm-0 nvme1n1)"
-expect_eq "pdm: discard, zeroes, fua, plain write sectors" "$want" \
-	"$(exercise /dev/pdm0 nvme0n1)"
+# Remapped whole (direct, the default) and as clones (tracked).
+for mode in direct tracked; do
+	echo $mode >/sys/block/pdm0/pdm/poll_mode
+	expect_eq "pdm ($mode): discard, zeroes, fua, plain write sectors" \
+		"$want" "$(exercise /dev/pdm0 nvme0n1)"
+done
 for dev in pdm0 dm-0; do
 	cmp -s -n $((1 << 20)) /dev/$dev /tmp/pattern ||
 		fail "$dev: data before the discard changed"

@@ -110,6 +110,9 @@ top_up() {
 	pdm-striped)
 		run pdmsetup create pc --table \
 			"0 $((2 * leg)) striped 2 128 $a 0 $b 0" >/dev/null
+		# Every bio as clones here; the linear table's that fit
+		# one segment remapped whole (direct, the default).
+		echo tracked >/sys/block/pdm0/pdm/poll_mode
 		TOP=/dev/pdm0 ;;
 	pdm-linear)
 		run pdmsetup create pc --table "0 $leg linear $a 0
