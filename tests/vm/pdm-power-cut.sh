@@ -102,6 +102,14 @@ legs_down() {
 	done
 }
 
+# Every bio as clones (tracked), whose flags pdm sets itself: a bio that
+# direct, the default, remaps whole keeps its submitter's FUA as it is
+# (pdm-passthrough checks both), and only a cut right after a journal
+# commit shows a lost one, so all the cutting goes to the clones.
+pdm_clones_only() {
+	echo tracked >/sys/block/pdm0/pdm/poll_mode
+}
+
 # top_up KIND: the stacked device over LOWER; TOP gets its node.
 TOP=''
 top_up() {
@@ -110,13 +118,12 @@ top_up() {
 	pdm-striped)
 		run pdmsetup create pc --table \
 			"0 $((2 * leg)) striped 2 128 $a 0 $b 0" >/dev/null
-		# Every bio as clones here; the linear table's that fit
-		# one segment remapped whole (direct, the default).
-		echo tracked >/sys/block/pdm0/pdm/poll_mode
+		pdm_clones_only
 		TOP=/dev/pdm0 ;;
 	pdm-linear)
 		run pdmsetup create pc --table "0 $leg linear $a 0
 $leg $leg linear $b 0" >/dev/null
+		pdm_clones_only
 		TOP=/dev/pdm0 ;;
 	dm-striped)
 		run dmsetup create pcref --table \
