@@ -50,9 +50,9 @@ check_table() {
 	# Each bio went down as clones, or whole (remapped in place by
 	# poll_mode direct, the default): each completed by a poll.
 	sent=$(( $(pdm_stat clones) + $(pdm_stat remapped) ))
-	expect_eq "$name: every clone completed by a poll" "$sent" \
+	expect_eq "$name: every lower bio completed by a poll" "$sent" \
 		"$(pdm_stat completions_found)"
-	expect_ge "$name: clones per bio" "$(pdm_stat bios)" "$sent"
+	expect_ge "$name: lower bios per bio" "$(pdm_stat bios)" "$sent"
 
 	bios0=$(pdm_stat bios) polled0=$(pdm_stat polled_bios)
 	found0=$(pdm_stat completions_found)

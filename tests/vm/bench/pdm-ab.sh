@@ -36,6 +36,15 @@ pdm_ab_devices "$IRQMODE"
 sz=$(cat /sys/block/nullb0/size)
 pdm_ab_job "$QD" "$JOBS" "$HIPRI"
 fio_args=("${PDM_AB_FIO[@]}" --runtime="$SECS" --time_based --ramp_time=0.5)
+# The two runs of a pair: IOPS of the floor into f, of CONFIG on pdm0 into p.
+run_floor() {
+	bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
+	f=$(fio_field 8)
+}
+run_pdm() {
+	bench_fio "$1" --filename=/dev/pdm0 "${fio_args[@]}"
+	p=$(fio_field 8)
+}
 
 for rep in $(seq "$REPS"); do
 	for k in $(bench_rotate "${#builds[@]}" "$rep"); do
@@ -60,16 +69,12 @@ for rep in $(seq "$REPS"); do
 			echo "$st" >/sys/block/pdm0/queue/iostats
 			if [ $((rep % 2)) = 1 ]; then
 				order=floor-first
-				bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
-				f=$(fio_field 8)
-				bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
-				p=$(fio_field 8)
+				run_floor
+				run_pdm "$b $m"
 			else
 				order=pdm-first
-				bench_fio "$b $m" --filename=/dev/pdm0 "${fio_args[@]}"
-				p=$(fio_field 8)
-				bench_fio "floor" --filename=/dev/bfremap0 "${fio_args[@]}"
-				f=$(fio_field 8)
+				run_pdm "$b $m"
+				run_floor
 			fi
 			r=$(awk -v a="$p" -v b="$f" 'BEGIN { printf "%.4f", a / b }')
 			bench_extra "$b $m" "$r"
