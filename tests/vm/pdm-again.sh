@@ -61,13 +61,24 @@ for mode in tracked sweep; do
 	expect_ge "pdm $mode: bios requeued" 1 "$n"
 done
 
+expect_drained pstripe
+run pdmsetup remove pstripe
+
 # A bio requeued after EAGAIN is no longer pdm's to poll: its cookie goes
 # back to BLK_QC_T_NONE.  In direct mode with hybrid on (polled bios are
 # cloned; a requeued one, unpolled, is remapped in place if it fits one
 # chunk: 4 KiB writes here) a cookie left at 0 made io_uring's bio_poll()
 # poll the lower device's hardware queue 0, which does not poll
 # (null_blk's poll queue is 1): no blk_mq_poll() may name queue 0 (6.1's
-# cookie: the queue number << 16 | the tag).
+# cookie: the queue number << 16 | the tag).  The unpolled queue
+# completes by timer after 100 us (irqmode=2), so io_uring is still
+# polling every requeued bio when it is in flight there: with an instant
+# completion the wrong poll was a race that a run could miss.
+nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
+	submit_queues=1 poll_queues=1 hw_queue_depth=2 irqmode=2 \
+	completion_nsec=100000
+run pdmsetup create pstripe --table "$table" >/dev/null
+nullb_prefill /dev/pdm0
 echo direct >/sys/block/pdm0/pdm/poll_mode
 echo gate >/sys/block/pdm0/pdm/hybrid
 before=$(cat /sys/block/pdm0/pdm/requeued)
