@@ -19,8 +19,14 @@
 # that is printed, not asserted, and pdm must do better (no error).
 . "$(dirname "$0")/lib/lib.sh"
 
-nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
-	submit_queues=1 poll_queues=1 hw_queue_depth=2
+# load_lowers KEY=VALUE...: the two memory-backed null_blk devices, 2 tags
+# per hardware queue, with these parameters added.
+load_lowers() {
+	nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
+		submit_queues=1 hw_queue_depth=2 "$@"
+}
+
+load_lowers poll_queues=1
 run modprobe dm-mod
 run modprobe pdm
 sz=$(( $(cat /sys/block/nullb0/size) * 2 ))
@@ -74,9 +80,7 @@ run pdmsetup remove pstripe
 # completes by timer after 100 us (irqmode=2), so io_uring is still
 # polling every requeued bio when it is in flight there: with an instant
 # completion the wrong poll was a race that a run could miss.
-nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
-	submit_queues=1 poll_queues=1 hw_queue_depth=2 irqmode=2 \
-	completion_nsec=100000
+load_lowers poll_queues=1 irqmode=2 completion_nsec=100000
 run pdmsetup create pstripe --table "$table" >/dev/null
 nullb_prefill /dev/pdm0
 echo direct >/sys/block/pdm0/pdm/poll_mode
@@ -109,8 +113,7 @@ run pdmsetup remove pstripe
 # ("Resource temporarily unavailable"): pdm maps such a bio again itself,
 # blocking, as it does polled ones.  dm-striped, the reference, hands
 # them to io_uring (printed, not asserted).
-nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1 \
-	submit_queues=1 hw_queue_depth=2 irqmode=2 completion_nsec=20000
+load_lowers irqmode=2 completion_nsec=20000
 run dmsetup create dstripe --table "$table"
 nullb_prefill /dev/mapper/dstripe
 polled_verify dm-irq /dev/mapper/dstripe 0
