@@ -18,6 +18,7 @@
 # Arguments, KEY=VALUE: scheds=split-deadline,bf-fifo-global,mq-deadline
 # jobs=2N (N = vCPUs) secs=3 top=25
 . "$(dirname "$0")/../lib/lib.sh"
+. "$(dirname "$0")/../lib/bench.sh"
 
 ncpu=$(nproc)
 SCHEDS=split-deadline,bf-fifo-global,mq-deadline JOBS=$((2 * ncpu))
