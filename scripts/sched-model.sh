@@ -19,13 +19,21 @@
 #   U  the fraction of time its elevator's spinlocks are held while one
 #      job runs, sampled from a vCPU of its own: h = U * D per I/O, and a
 #      ratio like U does not depend on how fast the host ran then;
-#      D - h runs in parallel.
+#      D - h runs in parallel;
+#   F  what sharing the elevator's data with another CPU costs one job:
+#      the sampler alternates every 50 ms between reading only the lock
+#      words and also reading every cache line of the elevator's data and
+#      of its requests' list and tree links, and F is the rate of reads
+#      completed in the second phase over the first (median of the runs),
+#      the host's speed changing alike for both; U' is U in that phase.
+#      With more than one CPU submitting, a job costs D' = D / F per I/O
+#      and holds the lock h' = U' * D' (one CPU: D and h).
 # N jobs on P CPUs are a closed queueing network solved by exact mean
 # value analysis: min(N, P) jobs (a spinning waiter keeps its CPU, so no
 # more than P are ever in the race for the lock) cycling between a CPU
-# each (a delay, D - h) and one lock (a FCFS server, h).  A lock held h
-# per I/O caps the queue at 1/h however many CPUs submit; where N / D
-# meets 1 / h, at D/h CPUs, the scheduler saturates.
+# each (a delay, D' - h') and one lock (a FCFS server, h').  A lock held
+# h' per I/O caps the queue at 1/h' however many CPUs submit; where N / D'
+# meets 1 / h', at D'/h' CPUs, the scheduler saturates.
 #
 # Checked against a boot's measured points as ratios to none, repeat by
 # repeat, the parallel part scaled by what that boot's `none` (no
@@ -33,12 +41,14 @@
 # the emulator's and blk-mq's own cost of more jobs, which no elevator's
 # lock explains.  The table of 1-64 CPUs assumes none scales linearly.
 #
-# What it leaves out, so where it is wrong by construction: the cost of
-# contention itself (cache lines of the lock and of the data it guards
-# moving between CPUs, which lengthens h as CPUs are added: the anchor's
-# spinlock slow path at 70% of a 16-core profile), the staging lists'
-# atomic operations (one cache-line transfer each on a real machine) and,
-# in an oversubscribed guest, a lock holder whose vCPU the host preempts.
+# What it leaves out, so where it is wrong by construction: that the cost
+# of sharing grows with the CPUs sharing (one reader sweeping stands for
+# any number of them; on a real machine a line fetched from a farther or
+# busier CPU costs more: the anchor's spinlock slow path at 70% of a
+# 16-core profile), that holds come in bursts (a dispatch loop takes the
+# lock once per request, back to back), which mean value analysis does
+# not see, so it under-predicts the wait, and, in an oversubscribed
+# guest, a lock holder whose vCPU the host preempts.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -75,15 +85,19 @@ grep -q '^hold: sched=.* lock=' "$log" || {
 # part scaled by log li's none at n jobs; li = 0: none scales linearly).
 model() {
 	awk -v hostcpus="$hostcpus" "
-	function median(list,   n, a, i, j, t) {
+	# The q-quantile of a list, interpolated between its two nearest
+	# values (q = 0.5: the median).
+	function quantile(list, q,   n, a, i, j, t, f) {
 		n = split(list, a, \" \")
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
 				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
 			}
 		if (!n) return 0
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+		f = (n - 1) * q + 1; i = int(f)
+		return i < n ? a[i] + (f - i) * (a[i + 1] - a[i]) : a[n]
 	}
+	function median(list) { return quantile(list, 0.5) }
 	function kv(line, key,   i, n, w, f) {
 		n = split(line, w, \" \")
 		for (i = 1; i <= n; i++) {
@@ -93,13 +107,14 @@ model() {
 		return \"\"
 	}
 	function med(s, j, li) { return median(iops[li, s, j]) }
-	# The median of s's IOPS over none's, repeat by repeat.
-	function rmed(s, j, li,   n, a, b, i, r) {
+	# The q-quantile of s's IOPS over none's, repeat by repeat.
+	function rq(s, j, li, q,   n, a, b, i, r) {
 		n = split(iops[li, s, j], a, \" \"); split(iops[li, \"none\", j], b, \" \")
 		r = \"\"
 		for (i = 1; i <= n; i++) if (b[i]) r = r \" \" a[i] / b[i]
-		return median(r)
+		return quantile(r, q)
 	}
+	function rmed(s, j, li) { return rq(s, j, li, 0.5) }
 	function has(li, j) { return (li, j) in jl }
 	# none's loss against linear scaling at n jobs in log li (1: none).
 	function kscale(n, p, li,   c) {
@@ -112,10 +127,12 @@ model() {
 	function none_x(n, p, li) {
 		return (n < p ? n : p) / (Dnone / 1e6 * kscale(n, p, li))
 	}
+	# More than one CPU submitting: the elevator's data is shared.
 	function mva(s, n, p, li,   c, k, Z, h, ql, i, rl, x) {
 		c = n < p ? n : p
 		k = kscale(n, p, li)
-		h = H[s] / 1e6; Z = (D[s] / 1e6 - h) * k
+		h = (c > 1 ? H2[s] : H[s]) / 1e6
+		Z = ((c > 1 ? D2[s] : D[s]) / 1e6 - h) * k
 		ql = 0
 		for (i = 1; i <= c; i++) {
 			rl = h * (1 + ql)
@@ -140,18 +157,27 @@ model() {
 		iops[logi, s, j] = iops[logi, s, j] \" \" kv(\$0, \"iops\")
 		jl[logi, j] = 1
 	}
+	# The hold meter: one line per run (scheduler, sweep, repeat), then
+	# one per lock; the samples and holds of all runs with the same
+	# sweep are pooled.
 	logi == 1 && /^hold: sched=/ && !/ lock=/ {
-		s = kv(\$0, \"sched\"); IOS[s] = kv(\$0, \"ios\")
-		SAMP[s] = kv(\$0, \"samples\")
+		s = kv(\$0, \"sched\"); sw = kv(\$0, \"sweep\") + 0
+		r = kv(\$0, \"rep\")
+		RIOS[s, sw, r] = kv(\$0, \"ios\"); RSAMP[s, sw, r] = kv(\$0, \"samples\")
+		RNS[s, sw, r] = kv(\$0, \"ns\")
+		if (!RIOS[s, sw, r] || !RSAMP[s, sw, r]) next
+		SAMP[s, sw] += RSAMP[s, sw, r]; HIOS[s, sw] += RIOS[s, sw, r]
+		if (sw) reps[s] = reps[s] \" \" r
 	}
 	logi == 1 && /^hold: sched=.* lock=/ {
-		s = kv(\$0, \"sched\")
-		if (!IOS[s] || !SAMP[s]) next
-		U[s] += kv(\$0, \"held\") / SAMP[s]
-		Q[s] = Q[s] (Q[s] == \"\" ? \"\" : \"; \") \\
-			sprintf(\"%s %.2f/IO, %s-%s-%s ns\", kv(\$0, \"lock\"),
-				kv(\$0, \"holds\") / IOS[s], kv(\$0, \"p25\"),
-				kv(\$0, \"p50\"), kv(\$0, \"p75\"))
+		s = kv(\$0, \"sched\"); sw = kv(\$0, \"sweep\") + 0
+		r = kv(\$0, \"rep\"); l = kv(\$0, \"lock\")
+		if (!RIOS[s, sw, r] || !RSAMP[s, sw, r]) next
+		HELD[s, sw] += kv(\$0, \"held\")
+		HOLDS[s, sw, l] += kv(\$0, \"holds\")
+		for (i = 25; i <= 75; i += 25)
+			QU[s, sw, l, i] = QU[s, sw, l, i] \" \" kv(\$0, \"p\" i)
+		if (!((s, l) in lk)) { lk[s, l] = 1; locks[s] = locks[s] \" \" l }
 		if (!(s in seen)) { seen[s] = 1; order[++nsched] = s }
 	}
 	END {
@@ -167,7 +193,25 @@ model() {
 				exit 1
 			}
 			D[s] = 1e6 / med(\"none\", 1, 1) / rmed(s, 1, 1)
-			H[s] = U[s] * D[s]
+			H[s] = HELD[s, 0] / SAMP[s, 0] * D[s]
+			# The cost of sharing: 1-job IOPS with the data swept
+			# over without, run by run (1 if never swept).
+			n = split(reps[s], ra, \" \"); r = \"\"
+			for (t = 1; t <= n; t++)
+				if (RIOS[s, 0, ra[t]] && RNS[s, 1, ra[t]])
+					r = r \" \" RIOS[s, 1, ra[t]] / RNS[s, 1, ra[t]] \\
+						/ (RIOS[s, 0, ra[t]] / RNS[s, 0, ra[t]])
+			F[s] = r == \"\" ? 1 : median(r)
+			D2[s] = D[s] / F[s]
+			H2[s] = (SAMP[s, 1] ? HELD[s, 1] / SAMP[s, 1] : H[s] / D[s]) * D2[s]
+			n = split(locks[s], ra, \" \"); Q[s] = \"\"
+			for (t = 1; t <= n; t++)
+				Q[s] = Q[s] (t > 1 ? \"; \" : \"\") \\
+					sprintf(\"%s %.2f/IO, %s-%s-%s ns\", ra[t],
+						HOLDS[s, 0, ra[t]] / HIOS[s, 0],
+						median(QU[s, 0, ra[t], 25]),
+						median(QU[s, 0, ra[t], 50]),
+						median(QU[s, 0, ra[t], 75]))
 		}
 		$1
 	}" "${logs[@]}"
@@ -178,17 +222,24 @@ echo
 echo "From the ${p0}-vCPU boot: per scheduler, D = 1 / (1-job IOPS), the"
 echo "time one job spends per I/O, and h, the time per I/O its spinlocks"
 echo "are held (sampled by blkfast-lockhold from a vCPU of its own: the"
-echo "fraction of time held over the I/Os per second).  Exact mean value"
-echo "analysis of min(N, P) jobs cycling between a CPU each (D - h) and"
-echo "one lock (h); see scripts/sched-model.sh.  It leaves out what"
-echo "contention itself costs (cache-line transfers lengthening h, the"
-echo "staging lists' atomics) and lock holders preempted by the host."
+echo "fraction of time held over the I/Os per second).  \"shared\" is one"
+echo "job's rate while the sampler also reads every cache line of the"
+echo "elevator's data and its requests' links, over its rate while it"
+echo "reads only the lock words (50 ms phases in turn, median of the"
+echo "runs): what sharing that data with another CPU costs.  With more"
+echo "than one CPU submitting a job costs D' = D / shared and holds the"
+echo "lock h', measured in the swept phase.  Exact mean value analysis of"
+echo "min(N, P) jobs cycling between a CPU each (D' - h') and one lock"
+echo "(h'); see scripts/sched-model.sh.  It leaves out that sharing costs"
+echo "more as more CPUs share, that holds come in bursts (one per request"
+echo "of a dispatch loop), and lock holders preempted by the host."
 echo
-echo "| scheduler | D, us/IO | h, us/IO | holds per I/O, hold quartiles | ceiling 1/h, IOPS | saturates at D/h CPUs |"
-echo "|---|---:|---:|---|---:|---:|"
+echo "| scheduler | D, us/IO | h, us/IO | holds per I/O, hold quartiles | shared: 1-job IOPS | D', us/IO | h', us/IO | ceiling 1/h', IOPS | saturates at D'/h' CPUs |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
 model 'for (i = 1; i <= nsched; i++) { s = order[i]
-	printf "| %s | %.2f | %.3f | %s | %.0f | %.1f |\n", s, D[s], H[s],
-		Q[s], 1e6 / H[s], D[s] / H[s] }'
+	printf "| %s | %.2f | %.3f | %s | %.3fx | %.2f | %.3f | %.0f | %.1f |\n",
+		s, D[s], H[s], Q[s], F[s], D2[s], H2[s], 1e6 / H2[s],
+		D2[s] / H2[s] }'
 echo
 echo "Predicted IOPS with one job per CPU (none assumed to scale linearly):"
 echo
@@ -209,7 +260,9 @@ echo
 echo "### The model against measured points"
 echo
 echo "Each boot's IOPS per job count as a ratio to none's in the same"
-echo "repeat (median of the repeats) against the model's prediction for"
+echo "repeat (median and quartiles of the repeats: how far the measured"
+echo "point itself moves with the emulated host's speed) against the"
+echo "model's prediction for"
 echo "that many jobs on P CPUs: the boot's vCPUs, or its host's CPUs when"
 echo "it had fewer (oversubscribed); the parallel part scaled by that boot's"
 echo "none at that job count."
@@ -220,8 +273,8 @@ echo "of a job, measured against predicted), the queueing at the lock it"
 echo "predicts, and what the contention meter's runs spun on the elevator's"
 echo "locks (ns per I/O; \"-\" where none was metered)."
 echo
-echo "| boot | P | jobs | scheduler | median IOPS | measured / none | predicted / none | error | missing, us/IO | model's lock wait, ns/IO | metered spin, ns/IO |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+echo "| boot | P | jobs | scheduler | median IOPS | measured / none | its quartiles | predicted / none | error | missing, us/IO | model's lock wait, ns/IO | metered spin, ns/IO |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 li=0
 for l in "${logs[@]}"; do
 	li=$((li + 1))
@@ -235,8 +288,9 @@ for l in "${logs[@]}"; do
 			X = mva(s, j, $p, $li); x = X / none_x(j, $p, $li)
 			c = j < $p ? j : $p
 			sp = (($li, s, j) in spin) ? sprintf(\"%.0f\", spin[$li, s, j]) : \"-\"
-			printf \"| %s | %d | %d | %s | %.0f | %.3f | %.3f | %+.0f%% | %.2f | %.0f | %s |\\n\",
-				\"$(basename "$l" .log)\", $p, j, s, med(s, j, $li), m, x,
+			printf \"| %s | %d | %d | %s | %.0f | %.3f | %.3f-%.3f | %.3f | %+.0f%% | %.2f | %.0f | %s |\\n\",
+				\"$(basename "$l" .log)\", $p, j, s, med(s, j, $li), m,
+				rq(s, j, $li, 0.25), rq(s, j, $li, 0.75), x,
 				(x - m) * 100 / m, c / X * (x / m - 1) * 1e6,
 				WQ * 1e9, sp } }"
 done

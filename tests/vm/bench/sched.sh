@@ -218,51 +218,69 @@ if [ -z "$meter_skipped" ]; then
 	done
 	rmmod blkfast-lockstat
 fi
-# Hold meter (tests/modules/blkfast-lockhold.c): one more 1-job run per
+# Hold meter (tests/modules/blkfast-lockhold.c): 1-job runs per
 # scheduler, pinned to vCPU 1, while a sampler on vCPU 0 reads the lock
 # words of the locks the contention meter saw contended (split-deadline's
 # dispatch lock in any case): the fraction of time each is held, over the
 # I/Os per second, is its hold time per I/O, the scaling model's input
-# (scripts/sched-model.sh).  Nothing runs in the I/O path, but the
-# sampler takes a vCPU, so these runs stay out of the IOPS columns too.
+# (scripts/sched-model.sh).  Every 50 ms the sampler switches between
+# reading only the lock words and also reading every cache line of the
+# elevator's data ("swept"), so that the one job finds them shared with
+# another CPU as it does when two submit; the model takes the cost of
+# that sharing from the two phases' rates.  Nothing runs in the I/O path,
+# but the sampler takes a vCPU, so these runs stay out of the IOPS
+# columns; one run per scheduler and repeat, in the timed runs' order.
 HOLD=/sys/module/blkfast_lockhold/parameters
 hold_skipped=
 if [ "$ncpu" -lt 2 ]; then
 	hold_skipped="one vCPU: no CPU for the sampler"
-elif ! why=$(modprobe blkfast-lockhold dev="/dev/$dev" cpu=0 2>&1); then
+elif ! why=$(modprobe blkfast-lockhold dev="/dev/$dev" cpu=0 sweep=50 2>&1); then
 	hold_skipped=${why:-modprobe blkfast-lockhold failed}
 	hold_skipped=${hold_skipped//$'\n'/; }
 fi
+# hold_run S LOCKS REP: one sampled 1-job run; prints its "hold:" lines,
+# per phase (sweep=0: lock words only, sweep=1: swept) "hold: sched=S
+# sweep=W rep=R ios=N samples=M ns=T", then one line per lock.
+hold_run() {
+	local s=$1 locks=$2 rep=$3 pid
+	fio --name=hold --filename="/dev/$dev" --ioengine=io_uring \
+		--direct=1 --bs=4k --rw=randread --numjobs=1 \
+		--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
+		--iodepth_batch_complete_min="$BATCH" \
+		--iodepth_batch_complete_max="$BATCH" --cpus_allowed=1 \
+		--runtime=$((SECS + 3)) --time_based >/tmp/fio-hold.out 2>&1 &
+	pid=$!
+	sleep 1
+	echo "$locks" >$HOLD/start
+	sleep "$SECS"
+	echo 1 >$HOLD/stop
+	wait $pid || fail "fio (hold meter) failed on $s: $(cat /tmp/fio-hold.out)"
+	awk -v s="$s" -v r="$rep" '
+		{ w = 0 }
+		$1 == "swept" { w = 1; $1 = ""; $0 = $0 }
+		$1 == "samples" {
+			printf "hold: sched=%s sweep=%s rep=%s ios=%s samples=%s ns=%s\n",
+				s, w, r, $6, $2, $4
+			next }
+		{ printf "hold: sched=%s sweep=%s rep=%s lock=%s held=%s holds=%s p25=%s p50=%s p75=%s\n",
+			s, w, r, $1, $2, $3, $4, $5, $6 }' $HOLD/stats
+}
 if [ -z "$hold_skipped" ]; then
+	declare -A hold_locks
 	for s in "${scheds[@]}"; do
 		locks=$(for j in $jobs_list; do echo "${meter[$j,$s]:-}"; done |
 			awk 'NF { print $1 }')
 		[ "$s" != split-deadline ] || locks="dispatch_lock $locks"
-		locks=$(echo "$locks" | tr ' ' '\n' | awk 'NF && !seen[$1]++' |
-			paste -sd, -)
-		[ -n "$locks" ] || continue
-		set_sched "$dev" "$s"
-		fio --name=hold --filename="/dev/$dev" --ioengine=io_uring \
-			--direct=1 --bs=4k --rw=randread --numjobs=1 \
-			--iodepth="$QD" --iodepth_batch_submit="$BATCH" \
-			--iodepth_batch_complete_min="$BATCH" \
-			--iodepth_batch_complete_max="$BATCH" --cpus_allowed=1 \
-			--runtime=$((SECS + 3)) --time_based >/tmp/fio-hold.out 2>&1 &
-		pid=$!
-		sleep 1
-		sample
-		r0=$READS
-		echo "$locks" >$HOLD/start
-		sleep "$SECS"
-		echo 1 >$HOLD/stop
-		sample
-		wait $pid || fail "fio (hold meter) failed on $s: $(cat /tmp/fio-hold.out)"
-		# "hold: sched=S ios=N samples=M ns=T" then one line per lock.
-		awk -v s="$s" -v n=$((READS - r0)) '$1 == "samples" {
-			printf "hold: sched=%s ios=%s samples=%s ns=%s\n", s, n, $2, $4
-			next }
-			{ printf "hold: sched=%s lock=%s held=%s holds=%s p25=%s p50=%s p75=%s\n",
-				s, $1, $2, $3, $4, $5, $6 }' $HOLD/stats
+		hold_locks[$s]=$(echo "$locks" | tr ' ' '\n' |
+			awk 'NF && !seen[$1]++' | paste -sd, -)
+	done
+	for rep in $(seq "$REPS"); do
+		for k in $(bench_rotate "${#scheds[@]}" "$rep"); do
+			s=${scheds[$k]}
+			[ -n "${hold_locks[$s]}" ] || continue
+			set_sched "$dev" "$s"
+			hold_run "$s" "${hold_locks[$s]}" "$rep"
+		done
 	done
 	rmmod blkfast-lockhold
 else
