@@ -225,8 +225,9 @@ fi
 # I/Os per second, is its hold time per I/O, the scaling model's input
 # (scripts/sched-model.sh).  Every 50 ms the sampler switches between
 # reading only the lock words and also reading every cache line of the
-# elevator's data ("swept"), so that the one job finds them shared with
-# another CPU as it does when two submit; the model takes the cost of
+# elevator's data and of its requests' list and tree links ("swept"), so
+# that the one job finds them shared with another CPU as it does when two
+# submit; the model takes the cost of
 # that sharing from the two phases' rates.  Nothing runs in the I/O path,
 # but the sampler takes a vCPU, so these runs stay out of the IOPS
 # columns; one run per scheduler and repeat, in the timed runs' order.
