@@ -287,6 +287,22 @@ if [ -z "$hold_skipped" ]; then
 else
 	echo "hold: skipped: $hold_skipped"
 fi
+# Hand-off meter (tests/modules/blkfast-handoff.c): with no I/O, vCPUs 0
+# and 1 pass one spinlock back and forth, each acquisition after the
+# other's release: what a lock that another CPU waits for costs beyond
+# its hold, the model's t.  A first pass warms up and is not printed.
+if [ "$ncpu" -ge 2 ] && modprobe blkfast-handoff cpus=0,1; then
+	HO=/sys/module/blkfast_handoff/parameters/rounds
+	echo 10000 >$HO
+	for rep in $(seq "$REPS"); do
+		echo 100000 >$HO || fail "the hand-off meter failed"
+		read -r _ n _ t <$HO
+		echo "handoff: rep=$rep handoffs=$n ns=$t"
+	done
+	rmmod blkfast-handoff
+else
+	echo "handoff: skipped"
+fi
 # meter_side J S SIDE: slow-path entries per I/O of SIDE, all locks.
 meter_side() {
 	echo "${meter[$1,$2]:-}" | awk -v side="$3" '$2 == side { e += $3 }
