@@ -27,13 +27,25 @@
 #      completed in the second phase over the first (median of the runs),
 #      the host's speed changing alike for both; U' is U in that phase.
 #      With more than one CPU submitting, a job costs D' = D / F per I/O
-#      and holds the lock h' = U' * D' (one CPU: D and h).
+#      and holds the lock h' = U' * D' (one CPU: D and h);
+#   w  the acquisitions per I/O that wait for the lock once it is always
+#      taken: the slow-path entries per I/O the contention meter counted
+#      at the fewest jobs above one (2 in make bench), over the chance
+#      that an arrival finds the lock held by the other jobs then,
+#      (J - 1) h' / D'.  An elevator whose every queue run takes the lock
+#      waits at each acquisition (mq-deadline: w about its 1.9 holds per
+#      I/O); one whose inserts only try it and whose dispatchers pass a
+#      gate one at a time hardly waits (split-deadline: w about 0.3);
+#   t  what a waited-for lock costs beyond its hold: the time for it to
+#      pass to the waiting CPU (blkfast-handoff's two vCPUs taking turns
+#      at one lock, with no I/O; median of the repeats).
 # N jobs on P CPUs are a closed queueing network solved by exact mean
 # value analysis: min(N, P) jobs (a spinning waiter keeps its CPU, so no
 # more than P are ever in the race for the lock) cycling between a CPU
-# each (a delay, D' - h') and one lock (a FCFS server, h').  A lock held
-# h' per I/O caps the queue at 1/h' however many CPUs submit; where N / D'
-# meets 1 / h', at D'/h' CPUs, the scheduler saturates.
+# each (a delay, D' - h') and one lock (a FCFS server, h' plus w t times
+# the chance an arrival finds the lock taken, the queue it sees).  The
+# lock caps the queue at 1 / S, S = h' + w t, however many CPUs submit;
+# where N / (D' - h' + S) meets 1 / S the scheduler saturates.
 #
 # Checked against a boot's measured points as ratios to none, repeat by
 # repeat, the parallel part scaled by what that boot's `none` (no
@@ -43,12 +55,13 @@
 #
 # What it leaves out, so where it is wrong by construction: that the cost
 # of sharing grows with the CPUs sharing (one reader sweeping stands for
-# any number of them; on a real machine a line fetched from a farther or
-# busier CPU costs more: the anchor's spinlock slow path at 70% of a
-# 16-core profile), that holds come in bursts (a dispatch loop takes the
-# lock once per request, back to back), which mean value analysis does
-# not see, so it under-predicts the wait, and, in an oversubscribed
-# guest, a lock holder whose vCPU the host preempts.
+# any number of them, and t is measured between two CPUs; on a real
+# machine a line fetched from a farther or busier CPU costs more), that
+# holds come in bursts (a dispatch loop takes the lock once per request,
+# back to back), which mean value analysis sees only through w, and, in
+# an oversubscribed guest, a lock holder whose vCPU the host preempts.
+# w comes from the meter's kretprobe on the slow path, which lengthens
+# each wait it counts and so may count more of them.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -127,19 +140,23 @@ model() {
 	function none_x(n, p, li) {
 		return (n < p ? n : p) / (Dnone / 1e6 * kscale(n, p, li))
 	}
-	# More than one CPU submitting: the elevator's data is shared.
-	function mva(s, n, p, li,   c, k, Z, h, ql, i, rl, x) {
+	# More than one CPU submitting: the elevator's data is shared, and
+	# each acquisition that waits adds a hand-off to the lock's time,
+	# as often as an arrival finds the lock taken (the queue it sees
+	# is the one with a job fewer).
+	function mva(s, n, p, li,   c, k, Z, h0, h, ql, i, rl, x) {
 		c = n < p ? n : p
 		k = kscale(n, p, li)
-		h = (c > 1 ? H2[s] : H[s]) / 1e6
-		Z = ((c > 1 ? D2[s] : D[s]) / 1e6 - h) * k
+		h0 = (c > 1 ? H2[s] : H[s]) / 1e6
+		Z = ((c > 1 ? D2[s] : D[s]) / 1e6 - h0) * k
 		ql = 0
 		for (i = 1; i <= c; i++) {
+			h = h0 + W[s] * (ql < 1 ? ql : 1) * TX / 1e6
 			rl = h * (1 + ql)
 			x = i / (rl + Z)
 			ql = x * rl
 		}
-		WQ = rl - h	# the wait for the lock per I/O, seconds
+		WQ = rl - h0	# the wait for the lock per I/O, seconds
 		return x
 	}
 	FNR == 1 { logi++ }
@@ -151,6 +168,14 @@ model() {
 		for (i = 1; i <= n; i++)
 			if (split(parts[i], w, \" \") >= 4) t += w[4]
 		spin[logi, s, j] = t
+		t = 0
+		for (i = 1; i <= n; i++)
+			if (split(parts[i], w, \" \") >= 4) t += w[3]
+		waits[logi, s, j] = t
+	}
+	# The hand-off meter: ns per hand-off, one line per repeat.
+	logi == 1 && /^handoff: rep=/ && kv(\$0, \"handoffs\") > 0 {
+		HO = HO \" \" kv(\$0, \"ns\") / kv(\$0, \"handoffs\")
 	}
 	/^run: jobs=/ {
 		s = kv(\$0, \"sched\"); j = kv(\$0, \"jobs\")
@@ -186,6 +211,11 @@ model() {
 			exit 1
 		}
 		Dnone = 1e6 / med(\"none\", 1, 1)
+		TX = HO == \"\" ? 0 : median(HO) / 1000
+		# The fewest jobs above one that the contention meter ran.
+		for (j = 2; j <= 256 && !J2; j++)
+			for (t = 1; t <= nsched; t++)
+				if ((1, order[t], j) in waits) J2 = j
 		for (i = 1; i <= nsched; i++) {
 			s = order[i]
 			if (!rmed(s, 1, 1)) {
@@ -204,6 +234,12 @@ model() {
 			F[s] = r == \"\" ? 1 : median(r)
 			D2[s] = D[s] / F[s]
 			H2[s] = (SAMP[s, 1] ? HELD[s, 1] / SAMP[s, 1] : H[s] / D[s]) * D2[s]
+			# Acquisitions per I/O that wait for the lock once it
+			# is always taken: those the meter saw wait at J2 jobs
+			# over the chance that an arrival finds it held by the
+			# J2 - 1 others, (J2 - 1) h' / D'.
+			W[s] = J2 && TX && H2[s] ? waits[1, s, J2] / ((J2 - 1) * H2[s] / D2[s]) : 0
+			S[s] = H2[s] + W[s] * TX
 			n = split(locks[s], ra, \" \"); Q[s] = \"\"
 			for (t = 1; t <= n; t++)
 				Q[s] = Q[s] (t > 1 ? \"; \" : \"\") \\
@@ -228,18 +264,24 @@ echo "elevator's data and its requests' links, over its rate while it"
 echo "reads only the lock words (50 ms phases in turn, median of the"
 echo "runs): what sharing that data with another CPU costs.  With more"
 echo "than one CPU submitting a job costs D' = D / shared and holds the"
-echo "lock h', measured in the swept phase.  Exact mean value analysis of"
-echo "min(N, P) jobs cycling between a CPU each (D' - h') and one lock"
-echo "(h'); see scripts/sched-model.sh.  It leaves out that sharing costs"
-echo "more as more CPUs share, that holds come in bursts (one per request"
-echo "of a dispatch loop), and lock holders preempted by the host."
+echo "lock h', measured in the swept phase.  Each acquisition that waits"
+echo "adds a hand-off, t, to the lock's time: w of them per I/O once the"
+echo "lock is always taken (the contention meter's waits per I/O at 2 jobs"
+echo "over the chance the lock was held then), t from two vCPUs passing"
+echo "a lock back and forth (blkfast-handoff).  Exact mean value analysis"
+echo "of min(N, P) jobs cycling between a CPU each (D' - h') and one lock"
+echo "(h' + w t times the chance it is taken); see scripts/sched-model.sh."
+echo "It leaves out that sharing costs more as more CPUs share, and that"
+echo "a hand-off costs more from a farther or busier CPU (t is measured"
+echo "between two), and lock holders preempted by the host."
 echo
-echo "| scheduler | D, us/IO | h, us/IO | holds per I/O, hold quartiles | shared: 1-job IOPS | D', us/IO | h', us/IO | ceiling 1/h', IOPS | saturates at D'/h' CPUs |"
-echo "|---|---:|---:|---|---:|---:|---:|---:|---:|"
+model 'printf "Hand-off, t: %s.\n\n", TX ? sprintf("%.0f ns", TX * 1000) : "not measured (0)"'
+echo "| scheduler | D, us/IO | h, us/IO | holds per I/O, hold quartiles | shared: 1-job IOPS | D', us/IO | h', us/IO | waits per I/O, w | ceiling 1/(h' + w t), IOPS | saturates at CPUs |"
+echo "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|"
 model 'for (i = 1; i <= nsched; i++) { s = order[i]
-	printf "| %s | %.2f | %.3f | %s | %.3fx | %.2f | %.3f | %.0f | %.1f |\n",
-		s, D[s], H[s], Q[s], F[s], D2[s], H2[s], 1e6 / H2[s],
-		D2[s] / H2[s] }'
+	printf "| %s | %.2f | %.3f | %s | %.3fx | %.2f | %.3f | %.2f | %.0f | %.1f |\n",
+		s, D[s], H[s], Q[s], F[s], D2[s], H2[s], W[s], 1e6 / S[s],
+		(D2[s] - H2[s] + S[s]) / S[s] }'
 echo
 echo "Predicted IOPS with one job per CPU (none assumed to scale linearly):"
 echo

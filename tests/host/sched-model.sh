@@ -14,7 +14,15 @@
 # kZ) = 113677, 0.598 of none's 2 / (10 us k), against 0.579 measured:
 # +3%, 0.59 us per I/O short, a wait of R2 - h' = 129 ns; the meter spun
 # 150 + 70 ns.  One job per CPU, none linear: 80000 (one CPU: D and h),
-# 119036 (two), 666667 (64, the ceiling).
+# 119036 (two), 666667 (64, the ceiling).  That is without the hand-off
+# meter's lines; with them (600 ns per hand-off, the median of 500, 600
+# and 900) and the contention meter's 0.1 + 0.05 waits per I/O at 2
+# jobs, over the chance h' / D' = 0.09 that the other job held the lock:
+# w = 1.667, S = h' + w t = 2.5 us, ceiling 400000, saturation at
+# (D' - h' + S) / S = 7.1 CPUs.  Two jobs: X1 as before, Q1 = X1 h'
+# = 0.08589; h2 = h' + w t Q1 = 1.58589; R2 = h2 (1 + Q1) = 1.72209;
+# X2 = 2 / (R2 + kZ) = 113077, 0.595 of none (+3%, 0.49 us short, a wait
+# of R2 - h' = 222 ns).  One job per CPU: 118345 (two), 400000 (64).
 . "$(dirname "$0")/lib/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,14 +52,29 @@ log=$tmp/sched-2cpu.log
 		esac
 		echo "hold: sched=lockd sweep=1 rep=$r lock=elevator+8 held=45000 holds=150000 p25=500 p50=700 p75=900"
 	done
+	echo "handoff: rep=1 handoffs=100000 ns=50000000"
+	echo "handoff: rep=2 handoffs=100000 ns=90000000"
+	echo "handoff: rep=3 handoffs=50000 ns=30000000"
 } >"$log"
 
-out=$(scripts/sched-model.sh "$log@2" 2>&1) || fail "sched-model.sh: $out"
 want() {
 	grep -qxF "$1" <<<"$out" || fail "no line '$1' in: $out"
 	echo "ok: $1"
 }
-want "| lockd | 12.50 | 1.000 | elevator+8 2.00/IO, 400-500-600 ns | 0.750x | 16.67 | 1.500 | 666667 | 11.1 |"
+out=$(scripts/sched-model.sh "$log@2" 2>&1) || fail "sched-model.sh: $out"
+want "Hand-off, t: 600 ns."
+want "| lockd | 12.50 | 1.000 | elevator+8 2.00/IO, 400-500-600 ns | 0.750x | 16.67 | 1.500 | 1.67 | 400000 | 7.1 |"
+want "| 1 | 80000 | - |"
+want "| 2 | 118345 | - |"
+want "| 64 | 400000 | - |"
+want "| sched-2cpu | 2 | 2 | lockd | 110000 | 0.579 | 0.566-0.605 | 0.595 | +3% | 0.49 | 222 | 220 |"
+
+# Without the hand-off meter's lines (a log from before it): t = 0.
+grep -v '^handoff:' "$log" >"$tmp/sched-2cpu.log.new"
+mv "$tmp/sched-2cpu.log.new" "$log"
+out=$(scripts/sched-model.sh "$log@2" 2>&1) || fail "sched-model.sh: $out"
+want "Hand-off, t: not measured (0)."
+want "| lockd | 12.50 | 1.000 | elevator+8 2.00/IO, 400-500-600 ns | 0.750x | 16.67 | 1.500 | 0.00 | 666667 | 11.1 |"
 want "| 1 | 80000 | - |"
 want "| 2 | 119036 | - |"
 want "| 64 | 666667 | - |"
@@ -62,7 +85,7 @@ want "| sched-2cpu | 2 | 2 | lockd | 110000 | 0.579 | 0.566-0.605 | 0.598 | +3% 
 # (D' = D, h' = h), as the model was before it had one.
 grep -v '^hold: .*\(sweep=1\|rep=[23]\)' "$log" | sed 's/ sweep=0 rep=1//' >"$tmp/old.log"
 out=$(scripts/sched-model.sh "$tmp/old.log@2" 2>&1) || fail "sched-model.sh: $out"
-want "| lockd | 12.50 | 1.000 | elevator+8 2.00/IO, 400-500-600 ns | 1.000x | 12.50 | 1.000 | 1000000 | 12.5 |"
+want "| lockd | 12.50 | 1.000 | elevator+8 2.00/IO, 400-500-600 ns | 1.000x | 12.50 | 1.000 | 0.00 | 1000000 | 12.5 |"
 want "| 2 | 158983 | - |"
 
 # A log without the hold meter's lines is refused, saying so.
