@@ -160,18 +160,18 @@ model() {
 		return x
 	}
 	FNR == 1 { logi++ }
-	# The contention meter: ns spun per I/O, all locks and sides.
+	# The contention meter: slow-path entries (waits) and ns spun per
+	# I/O, all locks and sides.
 	/^meter: jobs=/ {
 		s = kv(\$0, \"sched\"); j = kv(\$0, \"jobs\")
 		rest = \$0; sub(/^.* ios=[0-9]* /, \"\", rest)
-		n = split(rest, parts, \";\"); t = 0
+		n = split(rest, parts, \";\")
+		waits[logi, s, j] = spin[logi, s, j] = 0
 		for (i = 1; i <= n; i++)
-			if (split(parts[i], w, \" \") >= 4) t += w[4]
-		spin[logi, s, j] = t
-		t = 0
-		for (i = 1; i <= n; i++)
-			if (split(parts[i], w, \" \") >= 4) t += w[3]
-		waits[logi, s, j] = t
+			if (split(parts[i], w, \" \") >= 4) {
+				waits[logi, s, j] += w[3]
+				spin[logi, s, j] += w[4]
+			}
 	}
 	# The hand-off meter: ns per hand-off, one line per repeat.
 	logi == 1 && /^handoff: rep=/ && kv(\$0, \"handoffs\") > 0 {
