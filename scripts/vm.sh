@@ -35,6 +35,10 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
               workers) to the last host CPU (scripts/pin-vcpus.sh says why)
   -x DIR      copy DIR into the guest as /blkfast/extra (e.g. other builds
               of a module, for scripts/bench-pdm-ab.sh)
+  -e          exact time: one vCPU under single-threaded TCG with
+              -icount shift=0,sleep=off, so that guest time advances one
+              nanosecond per guest instruction and an idle guest skips to
+              its next timer (instruction counts, not wall-clock time)
 SCRIPT runs in the guest with ARGS.  /blkfast holds tests/vm/ and
 tests/pdm-tables/ as the checkout does, so a script there sources
 \$(dirname "\$0")/lib/lib.sh (or ../lib/ from tests/vm/bench/) in both; a
@@ -53,9 +57,9 @@ USAGE
 parse_args() {
 	local opt OPTIND=1
 	cpus=1 mem=1024 append='' timeout_s=300 log='' pin=0 qpairs=4 extra=''
-	stream=0 pin_others='' flavour=$BLKFAST_FLAVOUR
+	stream=0 pin_others='' flavour=$BLKFAST_FLAVOUR exact=0
 	disks=()
-	while getopts "c:m:a:d:q:l:t:f:x:pPsh" opt; do
+	while getopts "c:m:a:d:q:l:t:f:x:pPseh" opt; do
 		parse_opt "$opt" "${OPTARG:-}"
 	done
 	shift $((OPTIND - 1))
@@ -80,6 +84,7 @@ parse_opt() {
 	s) stream=1 ;;
 	P) pin_others=$(($(nproc) - 1)) ;;
 	x) extra=$OPTARG ;;
+	e) exact=1 ;;
 	h) usage; exit 0 ;;
 	*) usage >&2; exit 2 ;;
 	esac
@@ -214,7 +219,22 @@ fi
 # KASAN take a direct-map address for a wild one (seen on the debug
 # kernel: "KASAN: wild-memory-access in do_raw_spin_lock" from
 # handle_edge_irq at 0.005 s).  No test needs 5-level paging.
-qemu=(qemu-system-x86_64 -accel "tcg,thread=multi,tb-size=256"
+# Exact time (-e): QEMU's icount makes guest time an instruction count
+# (shift=0: one ns per instruction) and, with sleep=off, skips an idle
+# guest's wait to its next timer instead of sleeping it in real time.  It
+# needs single-threaded TCG, and one vCPU: two under icount hung at boot
+# here, and turns taken by one host thread measure no contention anyway.
+accel=(-accel "tcg,thread=multi,tb-size=256")
+if [ "$exact" = 1 ]; then
+	[ "$cpus" = 1 ] || {
+		echo "vm.sh: exact time (-e) runs one vCPU, not $cpus" >&2
+		exit 2
+	}
+	accel=(-accel "tcg,thread=single,tb-size=256"
+	       -icount "shift=0,sleep=off")
+	append="$append blkfast.exact=1"
+fi
+qemu=(qemu-system-x86_64 "${accel[@]}"
       -cpu "max,la57=off"
       -name "blkfast,debug-threads=on"
       -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
