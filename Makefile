@@ -10,6 +10,7 @@
 #   make lint            checkpatch, sparse, clang-format spacing, shellcheck
 #   make mutants         each tests/mutants/*.patch must make its tests fail
 #   make bench           every comparison in VM boots: build/bench/report.md
+#   make bench-exact     instructions per I/O, exact: build/bench/exact.md
 #   make demo            install what is missing, build, run the demo in a VM
 #   sudo make load       insert the modules into the running kernel
 #   sudo make install    install modules, pdmsetup, udev rules, generator
@@ -32,7 +33,7 @@ ifeq ($(origin KDIR),undefined)
     KDIR := /lib/modules/$(KVER)/build
   else
     KDIR := $(VM_KDIR)
-    ifeq ($(filter check demo lint clean tools vm-build mutants bench bench-sched install-tools deb dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
+    ifeq ($(filter check demo lint clean tools vm-build mutants bench bench-sched bench-exact install-tools deb dkms-src dkms-add dkms-remove,$(MAKECMDGOALS)),)
       $(info blkfast: /lib/modules/$(KVER)/build not found; building against $(KDIR))
     endif
   endif
@@ -51,7 +52,7 @@ BLKFAST_TESTS	?=
 # it sees in the recipe itself.
 KBUILD		= $(MAKE) -C $(KDIR) M=$(CURDIR) BLKFAST_PRIV=$(PRIV_DIR)
 
-.PHONY: all modules tools vm-build check demo load unload clean deps bench-sched bench lint mutants
+.PHONY: all modules tools vm-build check demo load unload clean deps bench-sched bench bench-exact lint mutants
 
 all: modules
 
@@ -127,6 +128,12 @@ bench: vm-build
 bench-sched: vm-build
 	scripts/bench.sh $(BENCH_FLAGS) --only=sched \
 		$(if $(BENCH_JOBS),sched_jobs=$(BENCH_JOBS))
+
+# The exact cost of an I/O, in instructions, from exact-time boots
+# (scripts/bench-exact.sh): build/bench/exact.md.  BENCH_EXACT_IOS (50000)
+# I/Os per measured run; BENCH_ONLY=matrix,profile,hybrid for some parts.
+bench-exact: vm-build
+	scripts/bench-exact.sh $(if $(BENCH_ONLY),--only=$(BENCH_ONLY))
 
 load: modules
 	insmod sched/split-deadline.ko

@@ -38,11 +38,13 @@ pkgs=(make gcc libc6-dev bc kmod cpio xz-utils gzip binutils
       qemu-system-x86 busybox-static fio liburing-dev dmsetup e2fsprogs jq
       sysstat util-linux "linux-headers-$KABI-$BLKFAST_DEFAULT_FLAVOUR")
 # And what `make check` adds: DKMS and packaging, the sanitizers, lint,
-# the debug kernel's build, every flavour's headers, the Debian system.
+# the debug kernel's build, every flavour's headers, the Debian system,
+# and perf for the guest's profiles (make bench-exact, make bench).
 if [ "$demo" = 0 ]; then
 	pkgs+=(dkms openssl dh-dkms debhelper lintian mmdebstrap
 	       clang libclang-rt-14-dev
 	       perl sparse clang-format shellcheck
+	       linux-perf
 	       flex bison libelf-dev libssl-dev lz4)
 	for f in $BLKFAST_FLAVOURS; do
 		pkgs+=("linux-headers-$KABI-$f")

@@ -87,3 +87,5 @@ debug_tier() {
 . "${BASH_SOURCE[0]%/*}/dev.sh"
 # shellcheck source=tests/vm/lib/sched.sh
 . "${BASH_SOURCE[0]%/*}/sched.sh"
+# shellcheck source=tests/vm/lib/exact.sh
+. "${BASH_SOURCE[0]%/*}/exact.sh"
