@@ -44,6 +44,28 @@ for a in "$@"; do
 	*) echo "bench.sh: unknown argument '$a'" >&2; exit 2 ;;
 	esac
 done
+# --host measures this machine's kernel: it must be Debian 12's 6.1, with
+# pdm, split-deadline and null_blk there to load, or the report would
+# hold another kernel's numbers (or none) under this one's name.
+# BLKFAST_HOST_RELEASE stands in for `uname -r` (tests/host/vm-accel.sh).
+if [ $host = 1 ] && [ $report_only = 0 ]; then
+	rel=${BLKFAST_HOST_RELEASE:-$(uname -r)}
+	case $rel in
+	6.1.*) ;;
+	*) echo "bench.sh: --host needs Debian 12's Linux 6.1, this machine runs $rel" >&2
+	   exit 2 ;;
+	esac
+	[ "$(id -u)" = 0 ] || {
+		echo "bench.sh: --host loads modules and makes devices: run it as root" >&2
+		exit 2
+	}
+	for m in pdm split-deadline null_blk; do
+		modinfo -k "$rel" "$m" >/dev/null 2>&1 || {
+			echo "bench.sh: --host: no module $m for $rel (sudo make install, or the blkfast-dkms package)" >&2
+			exit 2
+		}
+	done
+fi
 # want PART: PART is among those to run.
 want() {
 	case ,$only, in *,"$1",*) return 0 ;; esac
@@ -278,7 +300,10 @@ done | sort | "$here/bench-plot.sh" "pdm vs dm-linear vs raw null_blk" \
 	if [ $host = 1 ]; then
 		echo "- Machine: this host, $(uname -r), $hostcpus CPUs (--host)"
 	else
-		echo "- Guest kernel: $(guest_kver "$BLKFAST_FLAVOUR") (Debian 12), under $(qemu-system-x86_64 --version | head -n 1), TCG, on a $hostcpus-CPU host ($(uname -r))"
+		accel=$(cat "$out"/*.log 2>/dev/null |
+			sed -n 's/^vm\.sh: accelerator: //p' | sort -u |
+			paste -sd';' -)
+		echo "- Guest kernel: $(guest_kver "$BLKFAST_FLAVOUR") (Debian 12), under $(qemu-system-x86_64 --version | head -n 1), ${accel:-accelerator not reported}, on a $hostcpus-CPU host ($(uname -r))"
 		printf -- '- vCPU threads, as scripts/vm.sh reported: schedulers'
 		sep=' '
 		while read -r log; do

@@ -51,3 +51,45 @@ guest_kdir() {
 BLKFAST_SPLAT_RE='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft lockup|hard LOCKUP|blocked for more than|rcu: INFO|self-detected stall|detected stalls|sleeping function called from invalid context|Voluntary context switch within RCU read-side critical section|Call Trace:|Kernel panic'
 BLKFAST_SPLAT_RE+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
 BLKFAST_SPLAT_RE+='|BUG [^ ]+ \((Not tainted|Tainted)'
+
+# qemu_accel EXACT: QEMU's accelerator and CPU arguments, one per line.
+# EXACT=1 is exact time (scripts/vm.sh -e): single-threaded TCG with
+# icount, whatever BLKFAST_ACCEL says.  Otherwise BLKFAST_ACCEL: "tcg"
+# (the default: software emulation, which every test is written for) or
+# "kvm" (-cpu host, for a machine with real KVM; refused when
+# BLKFAST_KVM_DEV, default /dev/kvm, cannot be opened).  Not automatic:
+# a nested /dev/kvm can be slower than TCG (seen on this project's
+# machines: a boot several times slower).
+qemu_accel() {
+	local kvm=${BLKFAST_KVM_DEV:-/dev/kvm}
+	if [ "$1" = 1 ]; then
+		printf '%s\n' -accel tcg,thread=single,tb-size=256 \
+			-icount shift=0,sleep=off -cpu max,la57=off
+		return 0
+	fi
+	case ${BLKFAST_ACCEL:-tcg} in
+	tcg)
+		printf '%s\n' -accel tcg,thread=multi,tb-size=256 \
+			-cpu max,la57=off ;;
+	kvm)
+		if [ ! -r "$kvm" ] || [ ! -w "$kvm" ]; then
+			echo "blkfast: BLKFAST_ACCEL=kvm, but $kvm cannot be opened read-write" >&2
+			return 1
+		fi
+		printf '%s\n' -accel kvm -cpu host ;;
+	*)
+		echo "blkfast: unknown BLKFAST_ACCEL '${BLKFAST_ACCEL}' (tcg or kvm)" >&2
+		return 1 ;;
+	esac
+}
+
+# qemu_accel_name EXACT: what qemu_accel EXACT chose, in words.
+qemu_accel_name() {
+	if [ "$1" = 1 ]; then
+		echo "TCG single-threaded, icount shift=0,sleep=off (exact time)"
+	elif [ "${BLKFAST_ACCEL:-tcg}" = kvm ]; then
+		echo "KVM, -cpu host"
+	else
+		echo "TCG multi-threaded"
+	fi
+}

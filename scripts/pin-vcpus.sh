@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Pin each vCPU thread of a running QEMU (TCG threads are named "CPU n/TCG")
+# Pin each vCPU thread of a running QEMU ("CPU n/TCG", or "CPU n/KVM")
 # to host CPU n modulo the host's CPU count, so benchmark runs vary less.
 #   scripts/pin-vcpus.sh QEMU_PID NR_VCPUS [OTHERS_CPU]
 # With OTHERS_CPU, QEMU's other threads go to that host CPU: the main loop
@@ -22,7 +22,7 @@ for _ in $(seq 100); do
 	for t in /proc/"$pid"/task/*; do
 		comm=$(cat "$t/comm" 2>/dev/null) || continue
 		case $comm in
-		"CPU "*"/TCG")
+		"CPU "*"/TCG" | "CPU "*"/KVM")
 			n=${comm#CPU }
 			n=${n%%/*}
 			if ! err=$(taskset -pc $((n % ncpu)) "${t##*/}" 2>&1 >/dev/null); then

@@ -39,6 +39,8 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
               -icount shift=0,sleep=off, so that guest time advances one
               nanosecond per guest instruction and an idle guest skips to
               its next timer (instruction counts, not wall-clock time)
+\$BLKFAST_ACCEL: tcg (default) or kvm (-cpu host; a machine with real
+KVM: a nested /dev/kvm can be slower than TCG, so it is never automatic).
 SCRIPT runs in the guest with ARGS.  /blkfast holds tests/vm/ and
 tests/pdm-tables/ as the checkout does, so a script there sources
 \$(dirname "\$0")/lib/lib.sh (or ../lib/ from tests/vm/bench/) in both; a
@@ -214,28 +216,29 @@ if [ "$flavour" = debug ]; then
 	esac
 	stall_args+=" init_on_free=1"
 fi
-# No 5-level paging (la57=off): with it, an interrupt that lands while
-# 6.1's identify_cpu() has cleared the boot CPU's feature bits makes
-# KASAN take a direct-map address for a wild one (seen on the debug
-# kernel: "KASAN: wild-memory-access in do_raw_spin_lock" from
-# handle_edge_irq at 0.005 s).  No test needs 5-level paging.
+# The accelerator (scripts/config.sh's qemu_accel): TCG by default, KVM
+# with BLKFAST_ACCEL=kvm; -cpu max without 5-level paging under TCG
+# (la57=off): with it, an interrupt that lands while 6.1's
+# identify_cpu() has cleared the boot CPU's feature bits makes KASAN take
+# a direct-map address for a wild one (seen on the debug kernel: "KASAN:
+# wild-memory-access in do_raw_spin_lock" from handle_edge_irq at 0.005
+# s).  No test needs 5-level paging.
 # Exact time (-e): QEMU's icount makes guest time an instruction count
 # (shift=0: one ns per instruction) and, with sleep=off, skips an idle
 # guest's wait to its next timer instead of sleeping it in real time.  It
 # needs single-threaded TCG, and one vCPU: two under icount hung at boot
 # here, and turns taken by one host thread measure no contention anyway.
-accel=(-accel "tcg,thread=multi,tb-size=256")
 if [ "$exact" = 1 ]; then
 	[ "$cpus" = 1 ] || {
 		echo "vm.sh: exact time (-e) runs one vCPU, not $cpus" >&2
 		exit 2
 	}
-	accel=(-accel "tcg,thread=single,tb-size=256"
-	       -icount "shift=0,sleep=off")
 	append="$append blkfast.exact=1"
 fi
+accel_args=$(qemu_accel "$exact") || exit 2
+mapfile -t accel <<<"$accel_args"
+echo "vm.sh: accelerator: $(qemu_accel_name "$exact")" >&2
 qemu=(qemu-system-x86_64 "${accel[@]}"
-      -cpu "max,la57=off"
       -name "blkfast,debug-threads=on"
       -smp "$cpus" -m "$mem" -nographic -nodefaults -serial stdio
       -no-reboot -device "isa-debug-exit,iobase=0xf4,iosize=0x04"
