@@ -46,6 +46,7 @@ export BLKFAST_ACCEL=hvf
 accel_expect 1 "unknown BLKFAST_ACCEL 'hvf'" 0
 unset BLKFAST_ACCEL BLKFAST_KVM_DEV
 
+# shellcheck disable=SC2016 # the script's own expansions
 echo '. "$(dirname "$0")/lib/lib.sh"; echo PASS' >"$tmp/never.sh"
 vm_expect 2 "exact time (-e) runs one vCPU, not 2" -e -c 2 "$tmp/never.sh"
 
