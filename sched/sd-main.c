@@ -715,8 +715,12 @@ static unsigned long sd_wake_gen(struct sd_sched *sd)
 static noinline __noclone bool sd_release_dispatch(struct sd_sched *sd,
 						   unsigned long gen, bool idle)
 {
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/* A test build checks sd_enter_dispatch()'s promise. */
+		if (SD_CHECK_GATE)
+			WARN_ON_ONCE(preemptible());
 		clear_bit_unlock(SD_DISPATCHING, &sd->flags);
+	}
 	/*
 	 * Pairs with the barriers in sd_insert_requests() and
 	 * sd_finish_request(), whose queue runs found the flag set.  After
@@ -724,6 +728,8 @@ static noinline __noclone bool sd_release_dispatch(struct sd_sched *sd,
 	 * CPU's run, then sees what they added.
 	 */
 	smp_mb__after_atomic();
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		preempt_enable();
 	if (!idle)
 		return false;
 	if (llist_empty(&sd->staged) && llist_empty(&sd->staged_head)) {
@@ -760,13 +766,24 @@ static noinline __noclone bool sd_release_dispatch(struct sd_sched *sd,
  * there is no gate (see split-deadline.h): a holder preempted there, by
  * a SCHED_FIFO task on its CPU say, would stall every dispatcher of any
  * priority for as long as that task runs, and only a lock boosts it.
+ * Elsewhere the gate is held with preemption off, from here to
+ * sd_release_dispatch(): Debian's kernel is PREEMPT_DYNAMIC, and booted
+ * with preempt=full it would preempt a holder between the dispatch
+ * lock's release and the gate's (at the unlock itself, say) and turn
+ * every other CPU's dispatch away until that task ran again.  (Keyed on
+ * PREEMPT_RT, not on CONFIG_PREEMPTION, which PREEMPT_DYNAMIC selects
+ * whatever the boot chooses.)
  */
 static bool sd_enter_dispatch(struct sd_sched *sd)
 {
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return true;
-	return !test_bit(SD_DISPATCHING, &sd->flags) &&
-	       !test_and_set_bit_lock(SD_DISPATCHING, &sd->flags);
+	preempt_disable();
+	if (!test_bit(SD_DISPATCHING, &sd->flags) &&
+	    !test_and_set_bit_lock(SD_DISPATCHING, &sd->flags))
+		return true;
+	preempt_enable();
+	return false;
 }
 
 static struct request *sd_dispatch_request(struct blk_mq_hw_ctx *hctx)

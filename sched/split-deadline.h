@@ -59,6 +59,11 @@
 #include <block/elevator.h>
 #include <block/blk-mq-debugfs.h>
 
+/* Set by sched/Kbuild in a test build: see sd_release_dispatch(). */
+#ifndef SD_CHECK_GATE
+#define SD_CHECK_GATE 0
+#endif
+
 enum sd_dir {
 	SD_READ = READ,
 	SD_WRITE = WRITE,
