@@ -8,6 +8,7 @@
 #include <linux/blkdev.h>
 #include <linux/mempool.h>
 #include <linux/percpu.h>
+#include <trace/events/block.h>
 
 #include "pdm.h"
 
@@ -107,6 +108,7 @@ bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
 {
 	gfp_t gfp = top->bi_opf & REQ_NOWAIT ? GFP_NOWAIT : GFP_NOIO;
 	struct pdm_remap *rm = pdm_remap_alloc(pd, gfp);
+	sector_t from;
 
 	if (!rm)
 		return false;
@@ -117,10 +119,18 @@ bool pdm_remap(struct pdm_dev *pd, struct bio *top, struct block_device *bdev,
 	rm->acct = *acct;
 	top->bi_end_io = pdm_remap_endio;
 	top->bi_private = rm;
+	from = top->bi_iter.bi_sector;
 	bio_set_dev(top, bdev);
 	top->bi_iter.bi_sector = lsec;
 	if (!bdev_nowait(bdev))
 		top->bi_opf &= ~REQ_NOWAIT;
+	/*
+	 * To the lower disk the bio is new, as a clone would be: its
+	 * cgroup's io.stat counts its bytes there only without the flag
+	 * its pass through pdm set, and blktrace sees where it came from.
+	 */
+	bio_clear_flag(top, BIO_CGROUP_ACCT);
+	trace_block_bio_remap(top, disk_devt(pd->disk), from);
 	this_cpu_inc(pd->stats->remapped);
 	submit_bio_noacct(top);
 	return true;

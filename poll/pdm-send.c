@@ -38,6 +38,7 @@
 #include <linux/io.h>
 #include <linux/percpu.h>
 #include <linux/workqueue.h>
+#include <trace/events/block.h>
 
 #include "pdm.h"
 
@@ -269,6 +270,9 @@ static bool pdm_issue_data(struct pdm_pass *pass, u32 dev, unsigned int skip,
 			bio_associate_blkg(clone);
 		bio_trim(clone, skip, sectors);
 		clone->bi_iter.bi_sector = lsec;
+		/* As dm does: blktrace sees where the clone came from. */
+		trace_block_bio_remap(clone, disk_devt(pass->pd->disk),
+				      top->bi_iter.bi_sector + skip);
 		/*
 		 * REQ_DRV is our publish marker.  A PREFLUSH left on a data
 		 * clone is meant: only a map over one device maps a
