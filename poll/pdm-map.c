@@ -39,42 +39,70 @@ static bool pdm_parse_devt(const char *s, dev_t *dev)
 	return true;
 }
 
-static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
-			  int depth);
-
 /*
- * Each distinct lower device once: a walk over every leg would be
- * exponential in the depth of a stack of many-segment tables.
+ * The stack check walks the devices below a new map, each once: a device
+ * can sit under several pdm devices, and under both tables of each, so a
+ * walk that followed every path would be exponential in the stack's
+ * height (a ladder of two devices a level, each with an inactive table,
+ * 16 levels high: 4^16 steps under pdm_ctl_mutex).  Each pdm device keeps
+ * the height found below it in this walk (pdm_dev.walk_*, under
+ * pdm_ctl_mutex); pdm_walk_gen starts a new walk.
  */
-static bool pdm_map_stacks_on(const struct pdm_map *map, struct gendisk *disk,
-			      int depth)
+#define PDM_WALK_STOP	UINT_MAX
+static u64 pdm_walk_gen;
+
+static unsigned int pdm_walk(struct gendisk *lower, struct gendisk *disk,
+			     unsigned int depth);
+
+/* The height of @map's stack (0: no lower device), or PDM_WALK_STOP. */
+static unsigned int pdm_walk_map(const struct pdm_map *map,
+				 struct gendisk *disk, unsigned int depth)
 {
+	unsigned int h = 0, below;
 	u32 i;
 
 	if (!map)
-		return false;
-	for (i = 0; i < map->nr_bdevs; i++)
-		if (pdm_stacks_on(map->bdevs[i]->bd_disk, disk, depth + 1))
-			return true;
-	return false;
+		return 0;
+	for (i = 0; i < map->nr_bdevs; i++) {
+		below = pdm_walk(map->bdevs[i]->bd_disk, disk, depth + 1);
+		if (below == PDM_WALK_STOP)
+			return PDM_WALK_STOP;
+		h = max(h, below + 1);
+	}
+	return h;
 }
 
 /*
- * Does @lower stack on @disk, or is it @disk?  Inactive tables count: they
- * can go live without another check.
+ * The longest chain of devices below @lower, reached @depth levels under
+ * the new map's lower devices; or PDM_WALK_STOP if @lower is @disk or
+ * stacks on it, or the chain reaches deeper than PDM_MAX_DEPTH.  Inactive
+ * tables count: they can go live without another check.  A STOP ends the
+ * walk, so every height kept is whole.
  */
-static bool pdm_stacks_on(struct gendisk *lower, struct gendisk *disk,
-			  int depth)
+static unsigned int pdm_walk(struct gendisk *lower, struct gendisk *disk,
+			     unsigned int depth)
 {
 	struct pdm_dev *lpd;
+	unsigned int h, hi;
 
 	if (lower == disk || depth > PDM_MAX_DEPTH)
-		return true;
+		return PDM_WALK_STOP;
 	if (lower->fops != &pdm_fops)
-		return false;
+		return 0;
 	lpd = lower->private_data;
-	return pdm_map_stacks_on(lpd->map, disk, depth) ||
-	       pdm_map_stacks_on(lpd->inactive, disk, depth);
+	if (lpd->walk_gen != pdm_walk_gen) {
+		h = pdm_walk_map(lpd->map, disk, depth);
+		if (h == PDM_WALK_STOP)
+			return PDM_WALK_STOP;
+		hi = pdm_walk_map(lpd->inactive, disk, depth);
+		if (hi == PDM_WALK_STOP)
+			return PDM_WALK_STOP;
+		lpd->walk_gen = pdm_walk_gen;
+		lpd->walk_height = max(h, hi);
+	}
+	if (depth + lpd->walk_height > PDM_MAX_DEPTH)
+		return PDM_WALK_STOP;
+	return lpd->walk_height;
 }
 
 static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
@@ -262,9 +290,10 @@ int pdm_map_check_stack(struct pdm_dev *pd, struct pdm_map *map, char *err)
 	u32 i, s, l;
 
 	lockdep_assert_held(&pdm_ctl_mutex);
-	/* Each distinct lower device once, as pdm_map_stacks_on() walks. */
+	pdm_walk_gen++;
 	for (i = 0; i < map->nr_bdevs; i++)
-		if (pdm_stacks_on(map->bdevs[i]->bd_disk, pd->disk, 0))
+		if (pdm_walk(map->bdevs[i]->bd_disk, pd->disk, 0) ==
+		    PDM_WALK_STOP)
 			break;
 	if (i == map->nr_bdevs)
 		return 0;

@@ -141,6 +141,9 @@ struct pdm_dev {
 
 	struct pdm_map *map;
 	struct pdm_map *inactive;
+	/* The stack check's last walk (pdm-map.c), pdm_ctl_mutex. */
+	u64 walk_gen;
+	unsigned int walk_height;
 
 	struct percpu_ref active;	/* top bios in flight */
 	wait_queue_head_t drained;	/* active reached zero after a kill */
