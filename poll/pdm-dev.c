@@ -21,7 +21,7 @@
 static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
 static DEFINE_IDA(pdm_minors);
 
-static void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
+static noinline void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
 static void pdm_deferred_remove_work(struct work_struct *work);
 static DECLARE_WORK(pdm_deferred_work, pdm_deferred_remove_work);
 
@@ -384,6 +384,14 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 		pdm_err(err, "%s: cannot allocate the I/O pools", name);
 		goto free_map;
 	}
+	/*
+	 * Published under its own lock, held until udev has been told: a
+	 * remove that finds the device once pdm_ctl_mutex is dropped waits
+	 * for that lock, so the disk the event names cannot be freed first,
+	 * nor "remove" overtake "create".  (The order pd->lock, then
+	 * pdm_ctl_mutex, is remove's.)
+	 */
+	mutex_lock(&pd->lock);
 	mutex_lock(&pdm_ctl_mutex);
 	ret = pdm_dev_unique(args, err);
 	if (ret)
@@ -401,10 +409,12 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	refcount_inc(&pd->ref);		/* the caller's */
 	mutex_unlock(&pdm_ctl_mutex);
 	pdm_dev_uevent(pd, "create");
+	mutex_unlock(&pd->lock);
 	*out = pd;
 	return 0;
 unlock:
 	mutex_unlock(&pdm_ctl_mutex);
+	mutex_unlock(&pd->lock);
 free_map:
 	map->text = NULL;	/* the caller frees it on failure */
 	pdm_map_free(pd, map);
@@ -427,9 +437,10 @@ put_module:
  * resume: a table swapped to
  * other lower devices of the same size changes nothing else that udev
  * would see.  None is sent on suspend: udev would probe a disk that
- * holds its I/O back.  A failure to send is not the command's.
+ * holds its I/O back.  A failure to send is not the command's.  Not
+ * inlined, so that tests/vm/pdm-create-race.sh can hold it.
  */
-static void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
+static noinline void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
 {
 	char name[sizeof("PDM_NAME=") + PDM_NAME_LEN];
 	char ev[sizeof("PDM_EVENT=") + 8];
