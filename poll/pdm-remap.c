@@ -36,6 +36,19 @@ static void pdm_remap_free(struct pdm_dev *pd, struct pdm_remap *rm)
 	struct pdm_remap_list *l;
 	unsigned long flags;
 
+	/*
+	 * The pool's reserve first.  A GFP_NOIO allocation that finds the
+	 * slab failing takes a reserved element, and once the reserve is
+	 * empty it sleeps until a free refills it: parked on a CPU's list,
+	 * the elements freed would leave it sleeping, 5 s at a time, on the
+	 * path that carries writeback.  (mempool_free() reads curr_nr
+	 * unlocked as well, and rechecks under its lock.)
+	 */
+	if (unlikely(READ_ONCE(pd->remap_pool.curr_nr) <
+		     pd->remap_pool.min_nr)) {
+		mempool_free(rm, &pd->remap_pool);
+		return;
+	}
 	local_irq_save(flags);
 	l = this_cpu_ptr(pd->remap_free);
 	if (l->nr < PDM_REMAP_FREE_MAX) {
