@@ -118,12 +118,13 @@ static bool pdm_dev_remove_due(struct pdm_dev *pd)
  * Remove the devices whose last close found a deferred removal pending,
  * as a command would: under the device's lock, and waiting for the I/O
  * a closed device may still have in flight (writeback).  A removal that
- * fails (the device was opened again meanwhile) stays pending.
+ * finds the device opened again meanwhile stays pending.
  */
 static void pdm_deferred_remove_work(struct work_struct *work)
 {
 	char err[PDM_MSG_LEN];
 	struct pdm_dev *pd, *due;
+	int ret;
 
 	for (;;) {
 		due = NULL;
@@ -139,7 +140,13 @@ static void pdm_deferred_remove_work(struct work_struct *work)
 		if (!due)
 			return;
 		mutex_lock(&due->lock);
-		if (!due->gone && pdm_dev_remove(due, false, err)) {
+		ret = due->gone ? 0 : pdm_dev_remove(due, false, err);
+		/*
+		 * Opened again since its last close (udev's watch rule opens
+		 * a disk on every close that wrote): still pending, for the
+		 * next last close, as dm keeps it.  Any other failure ends it.
+		 */
+		if (ret && ret != -EBUSY) {
 			pr_warn("pdm: deferred remove of %s: %s\n", due->name,
 				err);
 			spin_lock(&due->open_lock);
@@ -496,6 +503,32 @@ static void pdm_dev_thaw(struct pdm_dev *pd)
 		thaw_bdev(pd->disk->part0);
 		pd->frozen = false;
 	}
+}
+
+/**
+ * pdm_dev_cancel_deferred() - cancel a pending deferred removal
+ * @pd:  the device
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * As dm's "@cancel_deferred_remove" message: the device stays when its
+ * last opener closes it.  Under the device's lock, as the deferred
+ * removal itself runs, so the two cannot cross.
+ *
+ * Return: 0, or -ENOENT if none was pending.
+ */
+int pdm_dev_cancel_deferred(struct pdm_dev *pd, char *err)
+{
+	bool pending;
+
+	lockdep_assert_held(&pd->lock);
+	spin_lock(&pd->open_lock);
+	pending = pd->deferred_remove;
+	pd->deferred_remove = false;
+	spin_unlock(&pd->open_lock);
+	if (pending)
+		return 0;
+	pdm_err(err, "%s: no deferred remove pending", pd->name);
+	return -ENOENT;
 }
 
 /**

@@ -197,7 +197,15 @@ static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 static int pdm_cmd_remove(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 			  char *text)
 {
-	return pdm_dev_remove(pd, hdr->flags & PDM_F_DEFERRED, hdr->err);
+	if (!(hdr->flags & PDM_F_CANCEL_DEFERRED))
+		return pdm_dev_remove(pd, hdr->flags & PDM_F_DEFERRED,
+				      hdr->err);
+	if (hdr->flags & PDM_F_DEFERRED) {
+		pdm_err(hdr->err, "%s: a deferred remove and its cancel together",
+			pd->name);
+		return -EINVAL;
+	}
+	return pdm_dev_cancel_deferred(pd, hdr->err);
 }
 
 static int pdm_cmd_reload(struct pdm_dev *pd, struct pdm_ioctl *hdr,

@@ -311,6 +311,7 @@ struct pdm_dev_args {
 int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 		   char *err, struct pdm_dev **out);
 int pdm_dev_remove(struct pdm_dev *pd, bool deferred, char *err);
+int pdm_dev_cancel_deferred(struct pdm_dev *pd, char *err);
 bool pdm_dev_remove_pending(struct pdm_dev *pd);
 void pdm_dev_exit(void);
 int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,

@@ -38,6 +38,8 @@ void pdmsetup_usage(FILE *out)
 "                                       error table of the same size;\n"
 "                                       --deferred: if open, remove it on\n"
 "                                       its last close\n"
+"  remove --cancel-deferred NAME        keep a device whose deferred\n"
+"                                       removal is pending\n"
 "  suspend [--nolockfs] NAME            freeze the file system on it (not\n"
 "                                       with --nolockfs), hold back new\n"
 "                                       I/O, wait for I/O in flight\n"
@@ -101,7 +103,8 @@ static const struct {
 } verbs[] = {
 	{ "create",  VERB_CREATE,  1, 2,  OPT_TABLE | OPT_UUID | OPT_READONLY },
 	{ "reload",  VERB_RELOAD,  1, 2,  OPT_TABLE | OPT_READONLY },
-	{ "remove",  VERB_REMOVE,  1, 1,  OPT_RETRY | OPT_FORCE | OPT_DEFERRED },
+	{ "remove",  VERB_REMOVE,  1, 1,  OPT_RETRY | OPT_FORCE | OPT_DEFERRED |
+					  OPT_CANCEL_DEFERRED },
 	{ "ls",      VERB_LS,      0, 0,  OPT_JSON | OPT_TREE },
 	{ "table",   VERB_TABLE,   1, 1,  OPT_INACTIVE },
 	{ "status",  VERB_STATUS,  1, 1,  OPT_JSON },
@@ -134,6 +137,7 @@ static const struct option long_opts[] = {
 	{ "uuid",	required_argument,	NULL, LONG_OPT + 11 },
 	{ "readonly",	no_argument,		NULL, LONG_OPT + 12 },
 	{ "deferred",	no_argument,		NULL, LONG_OPT + 13 },
+	{ "cancel-deferred", no_argument,	NULL, LONG_OPT + 14 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -255,6 +259,10 @@ static enum pdmsetup_parse check(struct pdmsetup_args *a, int v,
 	if ((a->opts & (OPT_FORCE | OPT_DEFERRED)) ==
 	    (OPT_FORCE | OPT_DEFERRED))
 		return bad(a, "pdmsetup: remove: --force and --deferred together");
+	stray = a->opts & (OPT_RETRY | OPT_FORCE | OPT_DEFERRED);
+	if ((a->opts & OPT_CANCEL_DEFERRED) && stray)
+		return bad(a, "pdmsetup: remove: --cancel-deferred and %s together",
+			   opt_name(stray & -stray));
 	if ((a->opts & (OPT_JSON | OPT_TREE)) == (OPT_JSON | OPT_TREE))
 		return bad(a, "pdmsetup: ls: --tree and --json together");
 	if ((a->opts & (OPT_JSON | OPT_COLUMNS)) == (OPT_JSON | OPT_COLUMNS))

@@ -159,16 +159,36 @@ static int cmd_suspend_resume(int fd, const struct pdmsetup_args *a,
  * remove: --force first swaps in an error table of the same size and
  * resumes it (as dmsetup's), so that openers see EIO from then on;
  * --retry retries EBUSY (a udev probe or a short-lived opener) with
- * backoff, 25 tries over about 5 s.
+ * backoff, 25 tries over about 5 s.  --cancel-deferred keeps a device
+ * whose --deferred removal is pending.
  */
 static int cmd_remove(int fd, const struct pdmsetup_args *a)
 {
 	const char *name = a->names[0];
 	unsigned int delay_ms = 20, try;
+	struct pdm_version ver;
 	struct req r = {};
 	char table[64];
 	int ret = -1;
 
+	if (a->opts & OPT_CANCEL_DEFERRED) {
+		/* A 3.0 driver drops flags it does not know: it would remove. */
+		if (driver_abi(fd, &ver) < 0) {
+			fprintf(stderr, "pdmsetup: remove --cancel-deferred: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		if (ver.major == PDM_ABI_MAJOR && ver.minor < 1) {
+			fprintf(stderr, "pdmsetup: remove --cancel-deferred: the driver's ABI %u.%u cannot cancel; it needs 3.1\n",
+				ver.major, ver.minor);
+			return -1;
+		}
+		if (req_init(&r, name, 0))
+			goto out;
+		r.hdr->flags = PDM_F_CANCEL_DEFERRED;
+		ret = req_run(fd, &r, PDM_IOC_REMOVE, "remove --cancel-deferred");
+		goto out;
+	}
 	if (a->opts & OPT_FORCE) {
 		if (req_init(&r, name, 0) ||
 		    req_run(fd, &r, PDM_IOC_INFO, "remove --force: info"))

@@ -53,6 +53,7 @@ enum {
 	OPT_UUID	= 1 << 11,
 	OPT_READONLY	= 1 << 12,
 	OPT_DEFERRED	= 1 << 13,
+	OPT_CANCEL_DEFERRED = 1 << 14,
 };
 
 /* The columns of info -c. */

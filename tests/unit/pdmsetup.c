@@ -112,6 +112,17 @@ static void test_good(void)
 	CHECK_EQ("remove flags", PARSE_OK,
 		 parse("remove", "--retry", "a", "--force", NULL));
 	CHECK_EQ("retry and force", OPT_RETRY | OPT_FORCE, args.opts);
+	CHECK_EQ("cancel-deferred", PARSE_OK,
+		 parse("remove", "--cancel-deferred", "a", NULL));
+	CHECK_EQ("cancel-deferred flag", OPT_CANCEL_DEFERRED, args.opts);
+	BAD("pdmsetup: remove: --cancel-deferred and --deferred together",
+	    "remove", "--deferred", "--cancel-deferred", "a");
+	BAD("pdmsetup: remove: --cancel-deferred and --retry together",
+	    "remove", "--cancel-deferred", "--retry", "a");
+	BAD("pdmsetup: remove: --cancel-deferred and --force together",
+	    "remove", "--force", "--cancel-deferred", "a");
+	BAD("pdmsetup: info: option '--cancel-deferred' does not apply to info",
+	    "info", "--cancel-deferred", "a");
 
 	CHECK_EQ("nolockfs", PARSE_OK, parse("resume", "a", "--nolockfs", NULL));
 	CHECK_EQ("nolockfs flag", OPT_NOLOCKFS, args.opts);

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -m 1536
+# debug-tier: full accounting and tracing, no new memory lifetimes: the core's pdm-iostats runs the same paths
 # What the lower disk's own accounting sees of pdm's I/O, in each
 # poll_mode, polled and not: in a cgroup, 64 MiB of direct 4k reads
 # through pdm count in that cgroup's io.stat for the lower disk, bytes

@@ -10,7 +10,9 @@
 #   refused with EROFS and a reason, a --readonly one is taken;
 # - remove --deferred of an open device returns at once, info says it is
 #   pending, and the device goes when its last opener closes it; of a
-#   closed device it removes at once.
+#   closed device it removes at once; remove --cancel-deferred keeps an
+#   open device past its last close, and is refused with ENOENT when no
+#   removal is pending.
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=2 gb=1 memory_backed=1
@@ -78,5 +80,19 @@ expect_eq "ls after the deferred removal" "No devices found" "$(pdmsetup ls)"
 run pdmsetup create c --table "0 8 linear /dev/nullb0 0" >/dev/null
 run pdmsetup remove --deferred c
 expect_eq "closed: removed at once" "No devices found" "$(pdmsetup ls)"
+run pdmsetup create d --table "0 8 linear /dev/nullb0 0" >/dev/null
+expect_fail "d: no deferred remove pending" pdmsetup remove --cancel-deferred d
+pdmsetup remove --cancel-deferred d 2>&1 | grep -q "No such file or directory" ||
+	fail "a cancel with none pending is not ENOENT"
+exec 3</dev/pdm0
+run pdmsetup remove --deferred d
+run pdmsetup remove --cancel-deferred d
+! pdmsetup info d | grep -q '^Deferred remove:' ||
+	fail "info still shows a removal after the cancel: $(pdmsetup info d)"
+exec 3<&-
+sleep 0.5
+expect_eq "cancelled: still there after the last close" d \
+	"$(pdmsetup info -c --noheadings -o name d)"
+run pdmsetup remove d
 run rmmod pdm
 echo "PASS"

@@ -20,10 +20,11 @@
  * Bumped on any incompatible change of the structures below.  2.0: uuid
  * in struct pdm_ioctl and struct pdm_list_entry (which changes the
  * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.  3.0: pdm's own
- * ioctl magic, PDM_IOC_MAGIC (2.x borrowed device-mapper's 0xfd).
+ * ioctl magic, PDM_IOC_MAGIC (2.x borrowed device-mapper's 0xfd).  3.1:
+ * PDM_F_CANCEL_DEFERRED (a 3.0 driver ignores it: check the minor first).
  */
 #define PDM_ABI_MAJOR		3
-#define PDM_ABI_MINOR		0
+#define PDM_ABI_MINOR		1
 
 #define PDM_NAME_LEN		128	/* device name, NUL included */
 #define PDM_UUID_LEN		128	/* device uuid, NUL included */
@@ -49,8 +50,11 @@ struct pdm_version {
 #define PDM_F_READONLY		(1U << 6)
 /* in: REMOVE: if open, remove on the last close; out: that is pending */
 #define PDM_F_DEFERRED		(1U << 7)
+/* in: REMOVE: cancel a pending deferred removal instead (ABI 3.1) */
+#define PDM_F_CANCEL_DEFERRED	(1U << 8)
 #define PDM_F_IN		(PDM_F_QUERY_INACTIVE | PDM_F_NOLOCKFS | \
-				 PDM_F_READONLY | PDM_F_DEFERRED)
+				 PDM_F_READONLY | PDM_F_DEFERRED | \
+				 PDM_F_CANCEL_DEFERRED)
 
 struct pdm_ioctl {
 	__u32 version[2];	/* in: PDM_ABI_MAJOR, PDM_ABI_MINOR */
