@@ -7,6 +7,7 @@
  * lower devices, which may need I/O through a suspended pdm device.
  */
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/idr.h>
 #include <linux/kobject.h>
 #include <linux/module.h>
@@ -19,9 +20,19 @@
 #include "pdm.h"
 
 static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
+
+/*
+ * A test build's window between create's publishing of a device and its
+ * udev event (tests/vm/pdm-create-race.sh), in ms; always 0 otherwise.
+ */
+static unsigned int test_create_event_delay_ms;
+#if PDM_TEST_HOOKS
+module_param(test_create_event_delay_ms, uint, 0644);
+#endif
+
 static DEFINE_IDA(pdm_minors);
 
-static noinline void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
+static void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
 static void pdm_deferred_remove_work(struct work_struct *work);
 static DECLARE_WORK(pdm_deferred_work, pdm_deferred_remove_work);
 
@@ -415,6 +426,8 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	list_add_tail(&pd->node, &pdm_devs);
 	refcount_inc(&pd->ref);		/* the caller's */
 	mutex_unlock(&pdm_ctl_mutex);
+	if (test_create_event_delay_ms)
+		msleep(test_create_event_delay_ms);
 	pdm_dev_uevent(pd, "create");
 	mutex_unlock(&pd->lock);
 	*out = pd;
@@ -444,10 +457,9 @@ put_module:
  * resume: a table swapped to
  * other lower devices of the same size changes nothing else that udev
  * would see.  None is sent on suspend: udev would probe a disk that
- * holds its I/O back.  A failure to send is not the command's.  Not
- * inlined, so that tests/vm/pdm-create-race.sh can hold it.
+ * holds its I/O back.  A failure to send is not the command's.
  */
-static noinline void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
+static void pdm_dev_uevent(struct pdm_dev *pd, const char *event)
 {
 	char name[sizeof("PDM_NAME=") + PDM_NAME_LEN];
 	char ev[sizeof("PDM_EVENT=") + 8];

@@ -14,6 +14,11 @@
 #include <linux/percpu-refcount.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+
+/* Set by poll/Kbuild in a test build: test-only windows (pdm-dev.c). */
+#ifndef PDM_TEST_HOOKS
+#define PDM_TEST_HOOKS 0
+#endif
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <uapi/linux/pdm.h>
