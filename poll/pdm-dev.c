@@ -335,6 +335,50 @@ static int pdm_dev_unique(const struct pdm_dev_args *args, char *err)
 	return 0;
 }
 
+/*
+ * Two writable pdm devices over the same sectors are two block devices
+ * over one file system: both mountable, and silently corrupted (dm leaves
+ * this to LVM, which pdm has no counterpart of).  Refuse a writable @map
+ * for @pd that shares sectors with a writable table, live or inactive, of
+ * any other device, naming it, unless either device was created shared.
+ * Read-only tables may overlap anything.  Under pdm_ctl_mutex, held until
+ * the map is published, so that two creates cannot both pass.
+ */
+static int pdm_dev_check_overlap(struct pdm_dev *pd, struct pdm_map *map,
+				 char *err)
+{
+	struct pdm_overlap w;
+	struct pdm_dev *o;
+	int i;
+
+	lockdep_assert_held(&pdm_ctl_mutex);
+	if (pd->shared || !(map->mode & FMODE_WRITE))
+		return 0;
+	list_for_each_entry(o, &pdm_devs, node) {
+		struct pdm_map *maps[2] = { o->map, o->inactive };
+
+		if (o == pd || o->shared)
+			continue;
+		for (i = 0; i < 2; i++) {
+			const struct pdm_seg_spec *seg;
+
+			if (!maps[i] || !(maps[i]->mode & FMODE_WRITE) ||
+			    !pdm_table_overlap(&map->spec, map->bases,
+					       &maps[i]->spec, maps[i]->bases,
+					       &w))
+				continue;
+			seg = &map->spec.segs[w.seg];
+			pdm_err(err, "line %u: %s: %llu sectors from sector %llu of %s are writable through %s's %s table too (create --shared to allow it)",
+				seg->line, seg->legs[w.leg].dev, w.sectors,
+				w.sector,
+				map->bdevs[seg->legs[w.leg].dev_idx]->bd_disk->disk_name,
+				o->name, i ? "inactive" : "live");
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 /**
  * pdm_dev_create() - create a device with a live table
  * @args: its name, unique; its uuid, unique if not empty; its mode
@@ -375,6 +419,7 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	}
 	strscpy(pd->uuid, args->uuid, sizeof(pd->uuid));
 	pd->read_only = args->read_only;
+	pd->shared = args->shared;
 	disk = blk_alloc_disk(NUMA_NO_NODE);
 	if (!disk) {
 		pdm_err(err, "%s: cannot allocate the disk", name);
@@ -412,6 +457,8 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	mutex_lock(&pd->lock);
 	mutex_lock(&pdm_ctl_mutex);
 	ret = pdm_dev_unique(args, err);
+	if (!ret)
+		ret = pdm_dev_check_overlap(pd, map, err);
 	if (ret)
 		goto unlock;
 	pd->map = map;
@@ -648,6 +695,8 @@ int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,
 		return PTR_ERR(map);
 	mutex_lock(&pdm_ctl_mutex);
 	ret = pdm_map_check_stack(pd, map, err);
+	if (!ret)
+		ret = pdm_dev_check_overlap(pd, map, err);
 	if (!ret) {
 		old = pd->inactive;
 		pd->inactive = map;
@@ -788,6 +837,7 @@ size_t pdm_dev_list(void *out, size_t room)
 			/* No bytes of a longer name before it. */
 			strscpy_pad(entry.name, pd->name, sizeof(entry.name));
 			strscpy_pad(entry.uuid, pd->uuid, sizeof(entry.uuid));
+			entry.flags = pd->shared ? PDM_F_SHARED : 0;
 			memcpy(out + at, &entry, sizeof(entry));
 		}
 		at += sizeof(entry);

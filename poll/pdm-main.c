@@ -41,10 +41,12 @@ static void pdm_fill_info(struct pdm_dev *pd, struct pdm_ioctl *hdr)
 	hdr->nr_segments = pd->map->spec.nr_segs;
 	hdr->sectors = pd->map->spec.sectors;
 	hdr->flags &= ~(PDM_F_SUSPENDED | PDM_F_INACTIVE | PDM_F_POLL |
-			PDM_F_READONLY | PDM_F_DEFERRED);
+			PDM_F_READONLY | PDM_F_DEFERRED | PDM_F_SHARED);
 	strscpy_pad(hdr->uuid, pd->uuid, sizeof(hdr->uuid));
 	if (pd->read_only)
 		hdr->flags |= PDM_F_READONLY;
+	if (pd->shared)
+		hdr->flags |= PDM_F_SHARED;
 	if (pdm_dev_remove_pending(pd))
 		hdr->flags |= PDM_F_DEFERRED;
 	if (pdm_dev_suspended(pd))
@@ -175,6 +177,7 @@ static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 		.name = hdr->name,
 		.uuid = hdr->uuid,
 		.read_only = hdr->flags & PDM_F_READONLY,
+		.shared = hdr->flags & PDM_F_SHARED,
 	};
 	int ret;
 

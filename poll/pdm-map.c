@@ -216,10 +216,11 @@ static int pdm_map_stack(struct pdm_map *map)
 	for (s = 0; s < spec->nr_segs; s++)
 		legs += spec->segs[s].nr_legs;
 	map->bdevs = kcalloc(legs, sizeof(*map->bdevs), GFP_KERNEL);
+	map->bases = kcalloc(legs, sizeof(*map->bases), GFP_KERNEL);
 	map->hybrid_estimate_ns = kcalloc(legs,
 					  sizeof(*map->hybrid_estimate_ns),
 					  GFP_KERNEL);
-	if (!map->bdevs || !map->hybrid_estimate_ns)
+	if (!map->bdevs || !map->bases || !map->hybrid_estimate_ns)
 		return -ENOMEM;
 
 	for (s = 0; s < spec->nr_segs; s++) {
@@ -247,8 +248,11 @@ static int pdm_map_stack(struct pdm_map *map)
 			for (i = 0; i < map->nr_bdevs; i++)
 				if (map->bdevs[i] == b)
 					break;
-			if (i == map->nr_bdevs)
+			if (i == map->nr_bdevs) {
+				map->bases[i].disk = disk_devt(b->bd_disk);
+				map->bases[i].start = get_start_sect(b);
 				map->bdevs[map->nr_bdevs++] = b;
+			}
 			seg->legs[l].dev_idx = i;
 		}
 		if (seg->type->discard_limit) {
@@ -378,6 +382,7 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 			pdm_leg_close(pd, map, &map->spec.segs[s].legs[l]);
 	pdm_table_spec_free(&map->spec);
 	kfree(map->bdevs);
+	kfree(map->bases);
 	kfree(map->hybrid_estimate_ns);
 	kvfree(map->text);
 	kfree(map);

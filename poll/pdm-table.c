@@ -19,6 +19,68 @@
 #include "pdm-table.h"
 #include "pdm-target.h"
 
+/* @leg of @seg against every leg of @b: see pdm_table_overlap(). */
+static bool pdm_leg_overlap(const struct pdm_seg_spec *seg,
+			    const struct pdm_leg_spec *leg,
+			    const struct pdm_dev_base *base,
+			    const struct pdm_table_spec *b,
+			    const struct pdm_dev_base *b_base,
+			    struct pdm_overlap *where)
+{
+	u64 start = base->start + leg->offset;
+	u64 end = start + seg->type->leg_len(seg);
+	u32 t, m;
+
+	for (t = 0; t < b->nr_segs; t++) {
+		const struct pdm_seg_spec *other = &b->segs[t];
+		u64 len;
+
+		if (!other->nr_legs)
+			continue;
+		len = other->type->leg_len(other);
+		for (m = 0; m < other->nr_legs; m++) {
+			const struct pdm_dev_base *ob =
+				&b_base[other->legs[m].dev_idx];
+			u64 ostart = ob->start + other->legs[m].offset;
+			/* Plain ternaries: this file builds in user space. */
+			u64 lo = start > ostart ? start : ostart;
+			u64 hi = end < ostart + len ? end : ostart + len;
+
+			if (ob->disk != base->disk || lo >= hi)
+				continue;
+			where->other_seg = t;
+			where->sector = lo;
+			where->sectors = hi - lo;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool pdm_table_overlap(const struct pdm_table_spec *a,
+		       const struct pdm_dev_base *a_base,
+		       const struct pdm_table_spec *b,
+		       const struct pdm_dev_base *b_base,
+		       struct pdm_overlap *where)
+{
+	u32 s, l;
+
+	for (s = 0; s < a->nr_segs; s++) {
+		const struct pdm_seg_spec *seg = &a->segs[s];
+
+		for (l = 0; l < seg->nr_legs; l++) {
+			if (!pdm_leg_overlap(seg, &seg->legs[l],
+					     &a_base[seg->legs[l].dev_idx], b,
+					     b_base, where))
+				continue;
+			where->seg = s;
+			where->leg = l;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Tokens quoted in messages are cut so the message fits PDM_ERR_LEN. */
 #define PDM_TOK_SHOWN	24
 

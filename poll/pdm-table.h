@@ -95,6 +95,41 @@ int pdm_table_parse(char *text, size_t len, struct pdm_table_spec *spec,
  */
 void pdm_table_spec_free(struct pdm_table_spec *spec);
 
+/* Where a lower device lies: its whole disk (any key) and first sector. */
+struct pdm_dev_base {
+	u64 disk;
+	u64 start;
+};
+
+/* Where two tables' legs share sectors (pdm_table_overlap()). */
+struct pdm_overlap {
+	u32 seg, leg;		/* in the first table */
+	u32 other_seg;		/* in the second */
+	u64 sector, sectors;	/* on the disk: the first shared, how many */
+};
+
+/**
+ * pdm_table_overlap() - do two tables' legs share sectors of a disk?
+ * @a:      a parsed table whose legs' dev_idx are set
+ * @a_base: per dev_idx of @a, where that device lies
+ * @b:      another, likewise
+ * @b_base: per dev_idx of @b
+ * @where:  on overlap, the first leg of @a that shares sectors with a leg
+ *          of @b, that leg's segment, and the sectors shared
+ *
+ * Partitions of one disk, or the disk and a partition of it, overlap when
+ * their sectors do: each leg is placed on its whole disk.  Legs of
+ * targets without a device are none.  Every leg of @a against every leg
+ * of @b: at most PDM_MAX_SEGMENTS legs of each in practice.
+ *
+ * Return: true if they share a sector.
+ */
+bool pdm_table_overlap(const struct pdm_table_spec *a,
+		       const struct pdm_dev_base *a_base,
+		       const struct pdm_table_spec *b,
+		       const struct pdm_dev_base *b_base,
+		       struct pdm_overlap *where);
+
 /**
  * pdm_table_find() - the segment that holds a sector
  * @spec:   a parsed table

@@ -45,6 +45,8 @@ struct pdm_map {
 	char nopoll_why[96];		/* why poll is false */
 	/* distinct lower devices, for flush; legs name theirs by index */
 	struct block_device **bdevs;
+	/* where each lies on its whole disk: for the overlap check */
+	struct pdm_dev_base *bases;
 	u32 nr_bdevs;
 	/*
 	 * Hybrid polling's learned completion time per bdevs[] entry and
@@ -138,6 +140,8 @@ struct pdm_dev {
 	char name[PDM_NAME_LEN];
 	char uuid[PDM_UUID_LEN];	/* set at create, "" if none */
 	bool read_only;			/* set at create: every table's mode */
+	/* set at create: its writable sectors may be another's too */
+	bool shared;
 	struct gendisk *disk;
 	int minor;
 	struct mutex lock;		/* this device's changing commands */
@@ -311,6 +315,7 @@ struct pdm_dev_args {
 	const char *name;
 	const char *uuid;		/* "" for none */
 	bool read_only;
+	bool shared;			/* may share writable sectors */
 };
 
 int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,

@@ -25,11 +25,13 @@ void pdmsetup_usage(FILE *out)
 "Commands:\n"
 "  create NAME [--table TABLE | FILE]   create a device with a live table\n"
 "         [--uuid UUID] [--readonly]    (from stdin if neither is given);\n"
-"                                       prints its path (/dev/pdm/NAME\n"
+"         [--shared]                    prints its path (/dev/pdm/NAME\n"
 "                                       with udev); --uuid: a\n"
 "                                       unique id, kept for its lifetime;\n"
 "                                       --readonly: lower devices opened\n"
-"                                       read-only, the device read-only\n"
+"                                       read-only, the device read-only;\n"
+"                                       --shared: its writable sectors\n"
+"                                       may be another device's too\n"
 "  reload NAME [--table TABLE | FILE]   load an inactive table (--readonly\n"
 "         [--readonly]                  for a read-only device)\n"
 "  remove [--retry] [--force]           remove a device nobody has open;\n"
@@ -101,7 +103,8 @@ static const struct {
 	int min, max;		/* positional arguments after the verb */
 	unsigned int opts;	/* OPT_* it takes */
 } verbs[] = {
-	{ "create",  VERB_CREATE,  1, 2,  OPT_TABLE | OPT_UUID | OPT_READONLY },
+	{ "create",  VERB_CREATE,  1, 2,  OPT_TABLE | OPT_UUID | OPT_READONLY |
+					  OPT_SHARED },
 	{ "reload",  VERB_RELOAD,  1, 2,  OPT_TABLE | OPT_READONLY },
 	{ "remove",  VERB_REMOVE,  1, 1,  OPT_RETRY | OPT_FORCE | OPT_DEFERRED |
 					  OPT_CANCEL_DEFERRED },
@@ -138,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "readonly",	no_argument,		NULL, LONG_OPT + 12 },
 	{ "deferred",	no_argument,		NULL, LONG_OPT + 13 },
 	{ "cancel-deferred", no_argument,	NULL, LONG_OPT + 14 },
+	{ "shared",	no_argument,		NULL, LONG_OPT + 15 },
 	{ NULL, 0, NULL, 0 },
 };
 

@@ -115,6 +115,8 @@ void print_info(FILE *out, const struct pdm_devinfo *di)
 		fprintf(out, "UUID:              %s\n", di->uuid);
 	if (di->flags & PDM_F_DEFERRED)
 		fprintf(out, "Deferred remove:   pending\n");
+	if (di->flags & PDM_F_SHARED)
+		fprintf(out, "Shared:            yes\n");
 }
 
 /* One device's value of one column. */
@@ -251,6 +253,8 @@ void print_info_json(FILE *out, const struct pdm_devinfo *di)
 	fprintf(out, ", \"read_only\": %s, \"deferred_remove\": %s",
 		di->flags & PDM_F_READONLY ? "true" : "false",
 		di->flags & PDM_F_DEFERRED ? "true" : "false");
+	fprintf(out, ", \"shared\": %s",
+		di->flags & PDM_F_SHARED ? "true" : "false");
 	fputc('}', out);
 }
 

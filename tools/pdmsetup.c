@@ -121,7 +121,10 @@ static void print_node(const char *name, dev_t dev)
 	printf("/dev/pdm%u\n", minor(dev));
 }
 
-/* create or reload: PDM_F_READONLY in @flags; @uuid (create) or NULL. */
+/*
+ * create or reload: PDM_F_READONLY (and, create, PDM_F_SHARED) in @flags;
+ * @uuid (create) or NULL.
+ */
 static int load(int fd, unsigned long cmd, const char *verb,
 		const char *name, const char *text, size_t len,
 		unsigned int flags, const char *uuid)
@@ -488,8 +491,9 @@ static int tree_print(const struct tree *t, dev_t dev, const char *prefix,
 		snprintf(name, sizeof(name), "%s", t->e[i].name);
 	else
 		dev_name(major(dev), minor(dev), name, sizeof(name));
-	printf("%s%s%s (%u:%u)\n", prefix, depth ? (last ? "`-" : "|-") : "",
-	       name, major(dev), minor(dev));
+	printf("%s%s%s (%u:%u)%s\n", prefix, depth ? (last ? "`-" : "|-") : "",
+	       name, major(dev), minor(dev),
+	       i >= 0 && (t->e[i].flags & PDM_F_SHARED) ? " [shared]" : "");
 	if (i < 0 || depth >= MAX_DEPTH)
 		return 0;
 	n = get_deps(t->fd, "ls", t->e[i].name, deps);
@@ -631,7 +635,8 @@ static int run(int fd, const struct pdmsetup_args *a)
 			return -1;
 		ret = load(fd, a->verb == VERB_CREATE ? PDM_IOC_CREATE :
 			   PDM_IOC_RELOAD, a->verb_name, name, text, len,
-			   a->opts & OPT_READONLY ? PDM_F_READONLY : 0,
+			   (a->opts & OPT_READONLY ? PDM_F_READONLY : 0) |
+			   (a->opts & OPT_SHARED ? PDM_F_SHARED : 0),
 			   a->uuid);
 		free(text);
 		return ret;

@@ -54,6 +54,7 @@ enum {
 	OPT_READONLY	= 1 << 12,
 	OPT_DEFERRED	= 1 << 13,
 	OPT_CANCEL_DEFERRED = 1 << 14,
+	OPT_SHARED	= 1 << 15,
 };
 
 /* The columns of info -c. */

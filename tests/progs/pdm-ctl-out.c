@@ -48,7 +48,7 @@ static void print_list(const unsigned char *data, size_t len)
 
 		memcpy(&e, data + at, sizeof(e));
 		n = strnlen(e.name, sizeof(e.name));
-		clean = n < sizeof(e.name) && e.padding == 0;
+		clean = n < sizeof(e.name) && !(e.flags & ~PDM_F_SHARED);
 		for (i = n; i < sizeof(e.name); i++)
 			if (e.name[i])
 				clean = 0;

@@ -112,6 +112,11 @@ static void test_good(void)
 	CHECK_EQ("remove flags", PARSE_OK,
 		 parse("remove", "--retry", "a", "--force", NULL));
 	CHECK_EQ("retry and force", OPT_RETRY | OPT_FORCE, args.opts);
+	CHECK_EQ("create --shared", PARSE_OK,
+		 parse("create", "--shared", "a", "--table", "0 8 zero", NULL));
+	CHECK_EQ("shared flag", OPT_SHARED | OPT_TABLE, args.opts);
+	BAD("pdmsetup: reload: option '--shared' does not apply to reload",
+	    "reload", "--shared", "a", "t");
 	CHECK_EQ("cancel-deferred", PARSE_OK,
 		 parse("remove", "--cancel-deferred", "a", NULL));
 	CHECK_EQ("cancel-deferred flag", OPT_CANCEL_DEFERRED, args.opts);
@@ -205,12 +210,20 @@ static void test_output(void)
 		  "\"open\": 2, \"tables\": \"LIVE+INACTIVE\", \"segments\": 3, "
 		  "\"poll\": false, \"poll_reason\": \"259:1 does not poll\", "
 		  "\"poll_mode\": null, \"hybrid\": null, \"uuid\": null, "
-		  "\"read_only\": false, \"deferred_remove\": false}", outbuf);
+		  "\"read_only\": false, \"deferred_remove\": false, "
+		  "\"shared\": false}", outbuf);
 	CAPTURE(print_info(out, &di[1]));
 	CHECK_CONTAINS("info text poll", "Polling:           off: 259:1 does not poll\n",
 		       outbuf);
 	CHECK_CONTAINS("info text tables", "Tables present:    LIVE & INACTIVE\n",
 		       outbuf);
+	CHECK_EQ("not shared: no line", 0, strstr(outbuf, "Shared:") != NULL);
+	di[1].flags |= PDM_F_SHARED;
+	CAPTURE(print_info(out, &di[1]));
+	CHECK_CONTAINS("info text shared", "Shared:            yes\n", outbuf);
+	CAPTURE(print_info_json(out, &di[1]));
+	CHECK_CONTAINS("info json shared", "\"shared\": true}", outbuf);
+	di[1].flags &= ~PDM_F_SHARED;
 	CAPTURE(print_status_json(out, "x", st, strlen(st), &di[0]));
 	CHECK_STR("status json",
 		  "{\"name\": \"x\", \"segments\": [{\"start\": 0, \"length\": 8, "

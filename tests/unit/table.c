@@ -544,6 +544,87 @@ static void test_good_files(void)
 	CHECK_EQ("good files", 1, files >= 3);
 }
 
+/* Set each leg's dev_idx: the index of its device's name in @names. */
+static void set_dev_idx(struct pdm_table_spec *s, const char *const *names,
+			u32 n)
+{
+	u32 i, l, k;
+
+	for (i = 0; i < s->nr_segs; i++)
+		for (l = 0; l < s->segs[i].nr_legs; l++)
+			for (k = 0; k < n; k++)
+				if (!strcmp(s->segs[i].legs[l].dev, names[k]))
+					s->segs[i].legs[l].dev_idx = k;
+}
+
+static void test_overlap(void)
+{
+	static const char *const ab[] = { "/dev/a", "/dev/b" };
+	static const char *const b[] = { "/dev/b" };
+	static const char *const st[] = { "/dev/c", "/dev/a" };
+	/* a and b are disks 1 and 2; c is a partition of disk 2 at 1000. */
+	static const struct pdm_dev_base ab_base[] = { { 1, 0 }, { 2, 0 } };
+	static const struct pdm_dev_base b_base[] = { { 2, 0 } };
+	static const struct pdm_dev_base st_base[] = { { 2, 1000 }, { 1, 0 } };
+	struct pdm_overlap w;
+	struct parsed x, y, z;
+
+	check_good("overlap x", TXT("0 100 linear /dev/a 0\n"
+				   "100 100 linear /dev/b 150\n"), &x);
+	set_dev_idx(&x.spec, ab, 2);
+	/* b's sectors 150-249 (x's second leg) against 0-149: apart. */
+	check_good("overlap y", TXT("0 150 linear /dev/b 0\n"), &y);
+	set_dev_idx(&y.spec, b, 1);
+	CHECK_EQ("adjacent ranges", 0,
+		 pdm_table_overlap(&x.spec, ab_base, &y.spec, b_base, &w));
+	done(&y);
+	/* ...against 0-150: sector 150 is shared. */
+	check_good("overlap y2", TXT("0 151 linear /dev/b 0\n"), &y);
+	set_dev_idx(&y.spec, b, 1);
+	CHECK_EQ("one shared sector", 1,
+		 pdm_table_overlap(&x.spec, ab_base, &y.spec, b_base, &w));
+	CHECK_EQ("its segment", 1, w.seg);
+	CHECK_EQ("its leg", 0, w.leg);
+	CHECK_EQ("the other's segment", 0, w.other_seg);
+	CHECK_EQ("the sector", 150, w.sector);
+	CHECK_EQ("one sector", 1, w.sectors);
+	/* Both ways round. */
+	CHECK_EQ("symmetric", 1,
+		 pdm_table_overlap(&y.spec, b_base, &x.spec, ab_base, &w));
+	CHECK_EQ("symmetric sector", 150, w.sector);
+	done(&y);
+	/*
+	 * A stripe of 2 legs of 64 sectors each over c (disk 2 from 1000)
+	 * and a: c's leg covers disk 2's 1000-1063, apart from x's 150-249
+	 * there, and a's 0-63 meets x's first segment on disk 1.
+	 */
+	check_good("overlap z", TXT("0 128 striped 2 8 /dev/c 0 /dev/a 0\n"),
+		   &z);
+	set_dev_idx(&z.spec, st, 2);
+	CHECK_EQ("striped leg_len", 64, z.spec.segs[0].type->leg_len(
+		 &z.spec.segs[0]));
+	CHECK_EQ("a stripe's leg", 1,
+		 pdm_table_overlap(&z.spec, st_base, &x.spec, ab_base, &w));
+	CHECK_EQ("the stripe's second leg", 1, w.leg);
+	CHECK_EQ("on disk 1 from 0", 0, w.sector);
+	CHECK_EQ("64 sectors", 64, w.sectors);
+	/* A partition and its disk: c's 1000 is disk 2's 1000. */
+	check_good("overlap y3", TXT("0 2000 linear /dev/b 0\n"), &y);
+	set_dev_idx(&y.spec, b, 1);
+	CHECK_EQ("partition inside its disk", 1,
+		 pdm_table_overlap(&z.spec, st_base, &y.spec, b_base, &w));
+	CHECK_EQ("the partition's leg", 0, w.leg);
+	CHECK_EQ("at the partition's start", 1000, w.sector);
+	done(&y);
+	/* A target without devices overlaps nothing. */
+	check_good("overlap zero", TXT("0 5000 zero\n"), &y);
+	CHECK_EQ("no legs", 0,
+		 pdm_table_overlap(&y.spec, b_base, &x.spec, ab_base, &w));
+	done(&y);
+	done(&z);
+	done(&x);
+}
+
 int main(void)
 {
 	test_linear();
@@ -557,5 +638,6 @@ int main(void)
 	test_oversize();
 	test_bad_files();
 	test_good_files();
+	test_overlap();
 	return unit_done("table");
 }

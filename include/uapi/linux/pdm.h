@@ -21,7 +21,8 @@
  * in struct pdm_ioctl and struct pdm_list_entry (which changes the
  * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.  3.0: pdm's own
  * ioctl magic, PDM_IOC_MAGIC (2.x borrowed device-mapper's 0xfd).  3.1:
- * PDM_F_CANCEL_DEFERRED (a 3.0 driver ignores it: check the minor first).
+ * PDM_F_CANCEL_DEFERRED (a 3.0 driver ignores it: check the minor first)
+ * and PDM_F_SHARED.
  */
 #define PDM_ABI_MAJOR		3
 #define PDM_ABI_MINOR		1
@@ -52,9 +53,15 @@ struct pdm_version {
 #define PDM_F_DEFERRED		(1U << 7)
 /* in: REMOVE: cancel a pending deferred removal instead (ABI 3.1) */
 #define PDM_F_CANCEL_DEFERRED	(1U << 8)
+/*
+ * in: CREATE: its writable sectors may be another device's writable
+ * sectors too (otherwise such a table is refused, EBUSY); out: the device
+ * was created so (ABI 3.1)
+ */
+#define PDM_F_SHARED		(1U << 9)
 #define PDM_F_IN		(PDM_F_QUERY_INACTIVE | PDM_F_NOLOCKFS | \
 				 PDM_F_READONLY | PDM_F_DEFERRED | \
-				 PDM_F_CANCEL_DEFERRED)
+				 PDM_F_CANCEL_DEFERRED | PDM_F_SHARED)
 
 struct pdm_ioctl {
 	__u32 version[2];	/* in: PDM_ABI_MAJOR, PDM_ABI_MINOR */
@@ -80,7 +87,7 @@ struct pdm_ioctl {
 /* One entry of the PDM_IOC_LIST output, packed back to back. */
 struct pdm_list_entry {
 	__u32 dev;		/* new_encode_dev() */
-	__u32 padding;
+	__u32 flags;		/* PDM_F_SHARED (ABI 3.1; 0 before) */
 	char name[PDM_NAME_LEN];
 	char uuid[PDM_UUID_LEN];	/* empty if none */
 };
