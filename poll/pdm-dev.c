@@ -463,6 +463,7 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 		goto unlock;
 	pd->map = map;
 	pdm_map_apply(pd, map);
+	pdm_assert_noio();
 	ret = device_add_disk(NULL, disk, pdm_attr_groups);
 	if (ret) {
 		pdm_err(err, "%s: cannot add the disk", name);

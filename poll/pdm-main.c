@@ -11,6 +11,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -112,6 +113,7 @@ static int pdm_make_output(struct pdm_ioctl *hdr, struct pdm_dev *pd,
 		return 0;
 	}
 	/* One byte more for the NUL that ends a text. */
+	pdm_assert_noio();
 	*out = kvmalloc(len + 1, GFP_KERNEL | __GFP_NOWARN);
 	if (!*out) {
 		pdm_err(hdr->err, "cannot allocate %zu bytes for the output",
@@ -319,6 +321,7 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 	struct pdm_ioctl hdr;
 	void __user *udata;
 	char *text = NULL, *out = NULL;
+	unsigned int noio;
 	int ret;
 
 	if (copy_from_user(&hdr, uhdr, sizeof(hdr)))
@@ -352,7 +355,15 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 		}
 	}
 
+	/*
+	 * No allocation of a command may wait for I/O: it holds
+	 * pdm_ctl_mutex or a device's lock, which the resume of a
+	 * suspended pdm device (that reclaim's writeback may need) waits
+	 * for.  dm allocates its ioctl buffers so for the same reason.
+	 */
+	noio = memalloc_noio_save();
 	ret = pdm_do_cmd(c, &hdr, text, &out);
+	memalloc_noio_restore(noio);
 	/* A created or reloaded device owns the text now. */
 	if (!ret && c->takes_text)
 		text = NULL;

@@ -338,6 +338,7 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 	int ret;
 
 	/* The caller is told, in @err: no warning in the log as well. */
+	pdm_assert_noio();
 	map = kzalloc(sizeof(*map), GFP_KERNEL | __GFP_NOWARN);
 	if (!map) {
 		pdm_err(err, "out of memory");

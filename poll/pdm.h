@@ -13,9 +13,13 @@
 #include <linux/mutex.h>
 #include <linux/percpu-refcount.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 
-/* Set by poll/Kbuild in a test build: test-only windows (pdm-dev.c). */
+/*
+ * Set by poll/Kbuild in a test build: test-only windows (pdm-dev.c) and
+ * checks of promises the code makes in comments (pdm_assert_noio()).
+ */
 #ifndef PDM_TEST_HOOKS
 #define PDM_TEST_HOOKS 0
 #endif
@@ -425,5 +429,15 @@ extern const struct attribute_group *pdm_attr_groups[];
 
 #define pdm_err(err, fmt, ...) \
 	snprintf((err), PDM_MSG_LEN, fmt, ##__VA_ARGS__)
+
+/*
+ * A test build checks that a command allocates with no I/O, as
+ * pdm_ctl_cmd() arranges: see the comment there.
+ */
+static inline void pdm_assert_noio(void)
+{
+	if (PDM_TEST_HOOKS)
+		WARN_ON_ONCE(!(current->flags & PF_MEMALLOC_NOIO));
+}
 
 #endif /* _PDM_H */
