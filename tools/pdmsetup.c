@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -151,9 +152,24 @@ static int load(int fd, unsigned long cmd, const char *verb,
  * without PDM_F_NOLOCKFS, is) refuses the command outright (ENOTTY, see
  * req_err()), so the flag is never silently dropped.
  */
+/*
+ * While a device is suspended, a page fault that needs I/O through it
+ * (swap on it, or this program's own pages on a file system over it)
+ * waits for a resume that may be this very process's: lock our memory
+ * first, as libdevmapper does around suspend and resume.  Best effort:
+ * a failure is said, not fatal (root has no RLIMIT_MEMLOCK to meet).
+ */
+static void lock_memory(const char *verb)
+{
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		fprintf(stderr, "pdmsetup: %s: cannot lock memory (%s); going on\n",
+			verb, strerror(errno));
+}
+
 static int cmd_suspend_resume(int fd, const struct pdmsetup_args *a,
 			      unsigned long cmd)
 {
+	lock_memory(a->verb_name);
 	return simple(fd, cmd, a->verb_name, a->names[0],
 		      a->opts & OPT_NOLOCKFS ? PDM_F_NOLOCKFS : 0);
 }
@@ -193,6 +209,7 @@ static int cmd_remove(int fd, const struct pdmsetup_args *a)
 		goto out;
 	}
 	if (a->opts & OPT_FORCE) {
+		lock_memory("remove --force");
 		if (req_init(&r, name, 0) ||
 		    req_run(fd, &r, PDM_IOC_INFO, "remove --force: info"))
 			goto out;
