@@ -9,8 +9,10 @@
 #
 # Part "pdm", stacked devices over identical null_blk devices with a
 # submit and a poll queue each: raw, the floor (tests/modules/
-# blkfast-remap.c: pass-through, no bookkeeping), dm-linear, and pdm
-# linear in each poll_mode; each polled (hipri=1, reaped from the poll
+# blkfast-remap.c's bfremap0: pass-through, no bookkeeping), the floor
+# with pdm's duties (its bfremap1: an in-flight count, disk statistics
+# and an end_io hook with a record per bio), dm-linear, and pdm linear
+# in each poll_mode; each polled (hipri=1, reaped from the poll
 # queue, where null_blk completes at the first poll) and by interrupt
 # (hipri=0, null_blk irqmode=2 completion_nsec=0: an hrtimer per request,
 # in hardirq context); and at QD32 each again with queue/iostats off
@@ -59,18 +61,20 @@ job() {
 
 order=()
 if want pdm; then
-	nullb_load queue_mode=2 nr_devices=4 submit_queues=1 poll_queues=1 \
+	nullb_load queue_mode=2 nr_devices=5 submit_queues=1 poll_queues=1 \
 		irqmode=2 completion_nsec=0 hw_queue_depth=256 gb=4
 	run modprobe pdm
 	export DM_DISABLE_UDEV=1
 	run dmsetup create dml --table "0 $(cat /sys/block/nullb1/size) linear /dev/nullb1 0"
 	run pdmsetup create pl --table "0 $(cat /sys/block/nullb2/size) linear /dev/nullb2 0" >/dev/null
-	run modprobe blkfast-remap lower=/dev/nullb3
+	run modprobe blkfast-remap lower=/dev/nullb3 lower2=/dev/nullb4
 	wait_for_block bfremap0
+	wait_for_block bfremap1
 	pdm=$(basename "$(ls -d /sys/block/nullb2/holders/pdm*)")
 	dm=$(basename "$(ls -d /sys/block/nullb1/holders/dm-*)")
-	declare -A dev=([raw]=nullb0 [floor]=bfremap0 [dm-linear]=$dm)
-	stacks=(raw floor dm-linear)
+	declare -A dev=([raw]=nullb0 [floor]=bfremap0
+		[floor-duties]=bfremap1 [dm-linear]=$dm)
+	stacks=(raw floor floor-duties dm-linear)
 	for m in direct tracked sweep sweep_wait; do
 		dev[pdm-$m]=$pdm
 		stacks+=("pdm-$m")
@@ -210,7 +214,7 @@ if want pdm; then
 				"tracked $(exact_share "pdm-tracked $k" "dm-linear $k" "raw $k")," \
 				"sweep $(exact_share "pdm-sweep $k" "dm-linear $k" "raw $k")," \
 				"floor $(exact_share "floor $k" "dm-linear $k" "raw $k")"
-			echo "- pdm direct over the floor: $(exact_over "pdm-direct $k" "floor $k") instr/IO"
+			echo "- pdm direct over the floor: $(exact_over "pdm-direct $k" "floor $k") instr/IO; over the floor with pdm's duties: $(exact_over "pdm-direct $k" "floor-duties $k"); the duties over the floor: $(exact_over "floor-duties $k" "floor $k")"
 			[ "$qd" = 32 ] || continue
 			echo "- statistics (iostats on less off): raw" \
 				"$(exact_over "raw $k" "raw-nostats $k")," \
