@@ -437,7 +437,8 @@ extern const struct attribute_group *pdm_attr_groups[];
 static inline void pdm_assert_noio(void)
 {
 	if (PDM_TEST_HOOKS)
-		WARN_ON_ONCE(!(current->flags & PF_MEMALLOC_NOIO));
+		WARN_ONCE(!(current->flags & PF_MEMALLOC_NOIO),
+			  "pdm: a command allocates with I/O allowed\n");
 }
 
 #endif /* _PDM_H */
