@@ -139,6 +139,13 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
 			"cannot open it");
 		return ret;
 	}
+	if ((map->mode & FMODE_WRITE) && bdev_read_only(bdev)) {
+		/* A --readonly pdm device too: its promise holds above it. */
+		pdm_err(err, "line %u: %s: read-only: this table needs --readonly",
+			seg->line, leg->dev);
+		ret = -EROFS;
+		goto put;
+	}
 	if (bdev_is_zoned(bdev)) {
 		/* Zone append and zone reports would need remapping. */
 		pdm_err(err, "line %u: %s: zoned devices are not supported",

@@ -7,7 +7,9 @@
 # - create --readonly: the disk is read-only (writes fail with EPERM,
 #   reads see the data), its lower device is opened for reading only (a
 #   read-write pdm device may share it), a read-write reload of it is
-#   refused with EROFS and a reason, a --readonly one is taken;
+#   refused with EROFS and a reason, a --readonly one is taken; a
+#   read-write table over it, or over a disk set read-only, is refused
+#   with EROFS (a read-only one is taken);
 # - remove --deferred of an open device returns at once, info says it is
 #   pending, and the device goes when its last opener closes it; of a
 #   closed device it removes at once; remove --cancel-deferred keeps an
@@ -52,6 +54,17 @@ expect_eq "data unchanged" "$(md5sum </tmp/data | cut -d' ' -f1)" \
 	"$(md5_of /dev/nullb1 0 2048)"
 run pdmsetup create w --table "0 8 linear /dev/nullb1 0" >/dev/null
 run pdmsetup remove w
+# A read-write table over the read-only device is refused, as dm refuses
+# one over a read-only disk, and so is one over a disk set read-only.
+expect_fail "Read-only file system: line 1: /dev/pdm1: read-only: this table needs --readonly" \
+	pdmsetup create rw-over-ro --table "0 8 linear /dev/pdm1 0"
+run pdmsetup create ro-over-ro --readonly --table "0 8 linear /dev/pdm1 0" \
+	>/dev/null
+run pdmsetup remove ro-over-ro
+run blockdev --setro /dev/nullb0
+expect_fail "Read-only file system: line 1: /dev/nullb0: read-only: this table needs --readonly" \
+	pdmsetup create rw-over-setro --table "0 8 linear /dev/nullb0 0"
+run blockdev --setrw /dev/nullb0
 expect_fail "Read-only file system: r: the device is read-only; a reload keeps its mode" \
 	pdmsetup reload r --table "0 8 linear /dev/nullb1 0"
 pdmsetup info r | grep -q '^Tables present: *LIVE$' ||
