@@ -8,8 +8,9 @@
 # pdm_remap slab (slub_debug=A marks it, failslab's cache-filter confines
 # failslab to it) fails for fio's tasks, so every remap of a blocking bio
 # (GFP_NOIO) comes from the pool's reserve of two.  fio reads through pdm
-# in direct mode at QD2 on CPU 0, where null_blk completes each read as
-# it is issued: both reserved elements are in use and freed there.  Then
+# in direct mode at QD2 on CPU 0, where null_blk completes each read
+# from a timer 100 us after it was issued: both reserved elements are in
+# use at once, and freed there.  Then
 # the same on CPU 1, then on CPU 0 again.  Freed onto CPU 0's own list
 # of spare elements, they would leave the reserve empty for CPU 1, whose
 # reads would each sleep in mempool_alloc() 5 s at a time, woken by no
@@ -19,7 +20,8 @@
 # fails it.
 . "$(dirname "$0")/lib/lib.sh"
 
-nullb_load queue_mode=2 nr_devices=1 submit_queues=1 irqmode=0 gb=1
+nullb_load queue_mode=2 nr_devices=1 submit_queues=1 irqmode=2 \
+	completion_nsec=100000 gb=1
 run modprobe pdm
 marked=$(cat /sys/kernel/slab/pdm_remap/failslab)
 expect_eq "pdm_remap slab marked for failslab" 1 "$marked"
