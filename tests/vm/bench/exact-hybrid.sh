@@ -35,7 +35,9 @@ wait_for_block slowpoll0
 nullb_load queue_mode=2 submit_queues=1 poll_queues=1 gb=1
 run modprobe pdm
 half=$((256 * 2048))
-run pdmsetup create hy --table "0 $half linear /dev/slowpoll0 0" >/dev/null
+# Read-only: the mixed device below writes the same sectors (pdm-overlap).
+run pdmsetup create hy --readonly --table "0 $half linear /dev/slowpoll0 0" \
+	>/dev/null
 run pdmsetup create mix --table "$(printf '0 %s linear /dev/slowpoll0 0\n%s %s linear /dev/nullb0 0' \
 	$half $half $half)" >/dev/null
 # Named in the order made (no udev here for /dev/pdm/NAME).
