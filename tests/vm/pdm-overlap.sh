@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 1
+# debug-tier: full a check of table ranges under the control mutex, unit-tested on the host; every create and reload of the core runs it
 # Two writable pdm devices may not map the same sectors of a disk: two
 # block devices over one file system would both mount it, and corrupt it.
 # create and reload refuse, with EBUSY and a reason naming the leg, the

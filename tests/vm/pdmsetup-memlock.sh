@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
+# debug-tier: full pdmsetup's own memory, no kernel lifetimes: pdm-suspend and pdm-remove-race run these commands in the core
 # pdmsetup locks its memory around the commands that leave a device
 # suspended or resume it, as libdevmapper does: while a device is
 # suspended, a page fault of pdmsetup's that needs I/O through it (swap
