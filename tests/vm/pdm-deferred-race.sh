@@ -37,11 +37,7 @@ expect_eq "opened again: still there" dr \
 pdmsetup info dr | grep -q '^Deferred remove: *pending$' ||
 	fail "opened again: the removal is no longer pending: $(pdmsetup info dr)"
 exec 3<&-
-for _ in $(seq 50); do
-	[ -e /sys/block/pdm0 ] || break
-	sleep 0.1
-done
-[ ! -e /sys/block/pdm0 ] || fail "dr still exists after its next last close"
+wait_block_gone pdm0 "dr still exists after its next last close"
 run rmmod blkfast-hold
 run rmmod pdm
 echo PASS

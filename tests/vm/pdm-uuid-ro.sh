@@ -84,11 +84,7 @@ pdmsetup info a | grep -q '^Deferred remove: *pending$' ||
 	fail "info does not show the pending removal: $(pdmsetup info a)"
 expect_eq "still there while open" 1 "$(pdmsetup info -c --noheadings -o name | grep -c '^a$')"
 exec 3<&-
-for _ in $(seq 50); do
-	[ -e /sys/block/pdm0 ] || break
-	sleep 0.1
-done
-[ ! -e /sys/block/pdm0 ] || fail "a still exists after its last close"
+wait_block_gone pdm0 "a still exists after its last close"
 expect_eq "ls after the deferred removal" "No devices found" "$(pdmsetup ls)"
 run pdmsetup create c --table "0 8 linear /dev/nullb0 0" >/dev/null
 run pdmsetup remove --deferred c

@@ -48,6 +48,16 @@ wait_for_block() {
 	fail "/dev/$1 did not appear"
 }
 
+# wait_block_gone DEV WHY: wait up to 5 s for /sys/block/DEV to go; if it
+# does not, the test fails saying WHY.
+wait_block_gone() {
+	for _ in $(seq 50); do
+		[ -e "/sys/block/$1" ] || return 0
+		sleep 0.1
+	done
+	fail "$2"
+}
+
 # nullb_cfs NAME KEY=VALUE...: create a null_blk device through configfs
 # (null_blk must be loaded), set its attributes, power it on and wait for
 # it.  6.1 names the disk after the directory: /dev/NAME.
