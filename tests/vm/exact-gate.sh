@@ -21,7 +21,7 @@ rows=$(awk '!/^#/ && NF == 3' "$budget")
 [ -n "$rows" ] || fail "$budget lists no rows"
 stacks=$(echo "$rows" | awk '{ split($1, a, "_"); split($2, b, "_")
 	s[a[1]]; s[b[1]] } END { for (k in s) printf "%s,", k }')
-bash "$(dirname "$0")/bench/exact.sh" ios=30000 nostats=0 \
+bash "$(dirname "$0")/bench/exact.sh" ios=20000 nostats=0 \
 	stacks="${stacks%,}" >/tmp/exact-gate.log 2>&1 ||
 	{ cat /tmp/exact-gate.log; fail "the exact run failed"; }
 grep '^exact:' /tmp/exact-gate.log
