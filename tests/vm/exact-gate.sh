@@ -12,7 +12,7 @@
 # 1% more than tests/vm/exact-budget says.  A fast path that grew by 1%
 # of the whole I/O (some 60-80 instructions) fails here.  A row that came
 # in more than 1% under its budget is noted: the budget can come down.
-# Mutant pdm-remap-busywork: 40 spins of cpu_relax() per remapped bio.
+# Mutant pdm-remap-busywork: 60 spins of cpu_relax() per remapped bio.
 . "$(dirname "$0")/lib/lib.sh"
 
 budget=$(dirname "$0")/exact-budget
