@@ -46,8 +46,38 @@ fi
 cd /blkfast || exit 1
 read -ra args <./args
 read -r script <./script
+
+# Shortly before scripts/vm.sh's time limit (blkfast.timeout=, seconds),
+# a test still running is taken for a hang: its evidence (blocked tasks,
+# every CPU's stack, the kernel log's end) goes to the console, where the
+# host's log keeps it, before the host kills the guest.
+limit=$(sed -n 's/.*blkfast\.timeout=\([0-9]*\).*/\1/p' /proc/cmdline)
+dog=
+if [ -n "$limit" ]; then
+	# A tenth of the limit early (5 s to a minute), counted from boot:
+	# the host's clock started before the guest's.
+	early=$((limit / 10))
+	[ $early -ge 5 ] || early=5
+	[ $early -le 60 ] || early=60
+	now=$(cut -d. -f1 /proc/uptime)
+	wait_s=$((limit - early - now))
+	[ $wait_s -ge 1 ] || wait_s=1
+	(
+		sleep $wait_s
+		echo "@@BLKFAST-HANG@@ $script still running at" \
+			"$(cut -d' ' -f1 /proc/uptime)s; blocked tasks and stacks:"
+		echo w >/proc/sysrq-trigger
+		echo l >/proc/sysrq-trigger
+		sleep 2
+		dmesg | tail -n 400
+		echo "@@BLKFAST-HANG-END@@"
+	) &
+	dog=$!
+fi
+echo "@@BLKFAST-START@@ $script at $(cut -d' ' -f1 /proc/uptime)s"
 PATH=$wrap:$PATH bash "$script" "${args[@]}" </dev/null
 rc=$?
+[ -z "$dog" ] || kill $dog 2>/dev/null
 
 # The debug kernel's kmemleak reports an object that no reference points
 # to in a scan, once it is min_age (5 s) old, unless its contents changed

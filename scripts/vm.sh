@@ -201,6 +201,12 @@ stall_args="rcupdate.rcu_cpu_stall_timeout=60 watchdog_thresh=30"
 # time limit kills a guest that reported nothing.
 stall_args+=" softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1"
 stall_args+=" sysctl.kernel.hung_task_panic=1 panic_print=0x60"
+# A hang that no detector sees (a killable wait, a polling loop) leaves
+# evidence all the same: shortly before the time limit the guest itself
+# prints the blocked tasks, every CPU's stack and the end of its kernel
+# log (scripts/guest-init.sh); the time is the guest's, so a host slower
+# than the guest thinks is at worst early, never late.
+stall_args+=" blkfast.timeout=$timeout_s"
 # The debug kernel's memory-error detection (scripts/debug-kernel.sh says
 # why KFENCE, not KASAN): KFENCE guards one allocation every
 # kfence.sample_interval ms with guard pages, and SLUB checks every slab
@@ -330,11 +336,20 @@ name_unloaded_frames() {
 
 fail() {
 	echo "vm.sh: FAIL: $*" >&2
+	# A guest that saw its own time run out printed its evidence.
+	if grep -aq '@@BLKFAST-HANG@@' "$console"; then
+		echo "vm.sh: --- the guest's hang report ---" >&2
+		sed -n '/@@BLKFAST-HANG@@/,/@@BLKFAST-HANG-END@@/p' "$console" |
+			head -n 600 >&2
+	fi
 	echo "vm.sh: --- last 40 console lines ---" >&2
 	tail -n 40 "$console" >&2
 	exit 1
 }
 rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
+# First the time limit: the guest's own hang report (stacks) would read
+# as a splat below.
+[ $timed_out = 0 ] || fail "guest still running after ${timeout_s}s (hang?)"
 splat=$BLKFAST_SPLAT_RE
 if grep -aEn "$splat" "$console" >"$work/splats"; then
 	# The first report in context (what printed a bare "Call Trace:" sits
@@ -349,7 +364,6 @@ if grep -aEn "$splat" "$console" >"$work/splats"; then
 		"(crash or panic)"
 	fail "kernel splat (script exit code $rc)"
 fi
-[ $timed_out = 0 ] || fail "guest still running after ${timeout_s}s (hang?)"
 [ -n "$rc" ] || fail "guest never reported an exit code (crash or panic)"
 # kmemleak's report (debug kernel, scripts/guest-init.sh): an unreferenced
 # object whose allocation backtrace names one of our modules is a leak of
