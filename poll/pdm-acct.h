@@ -59,4 +59,25 @@ static inline void pdm_acct_end(struct gendisk *disk, struct bio *top,
 	part_stat_unlock();
 }
 
+/*
+ * Take back what pdm_acct_start() counted, for a bio given back with
+ * BLK_STS_AGAIN: its submitter issues it again (io_uring, blocking, from
+ * a worker), and an I/O counts once, as blk-mq never counts a request it
+ * could not allocate.  6.1 counts the I/O and its sectors at the start;
+ * the busy time already counted stays, as the disk was busy.
+ */
+static inline void pdm_acct_cancel(struct gendisk *disk, struct bio *top,
+				   const struct pdm_acct *acct)
+{
+	const int sgrp = op_stat_group(bio_op(top));
+
+	if (!acct->on || acct->flush)
+		return;
+	part_stat_lock();
+	part_stat_add(disk->part0, ios[sgrp], -1);
+	part_stat_add(disk->part0, sectors[sgrp], -(long)bio_sectors(top));
+	part_stat_local_dec(disk->part0, in_flight[op_is_write(bio_op(top))]);
+	part_stat_unlock();
+}
+
 #endif /* _PDM_ACCT_H */

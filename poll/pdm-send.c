@@ -543,22 +543,38 @@ void pdm_requeue_work(struct work_struct *work)
 }
 
 /*
- * Queue a bio while the device is suspended.  Returns true if it was
- * queued, false if the device was resumed meanwhile and the caller should
- * try to enter again.
+ * Hold back a bio while the device is suspended.  Returns true if the bio
+ * was taken, false if the device was resumed meanwhile and the caller
+ * should try to enter again.
+ *
+ * As dm does, a suspend holds back only bios that their submitters wait
+ * for: a REQ_NOWAIT bio goes back at once with EAGAIN (io_uring issues it
+ * again from a worker, blocking, and that one is held), and a readahead
+ * bio fails (the page cache reads what it then needs without it).  Their
+ * statistics have not started, so neither counts.
  */
 static bool pdm_defer(struct pdm_dev *pd, struct bio *bio)
 {
-	bool queued = false;
+	bool suspended;
 
 	spin_lock(&pd->defer_lock);
-	if (pd->suspended) {
+	suspended = pd->suspended;
+	if (suspended && !(bio->bi_opf & (REQ_NOWAIT | REQ_RAHEAD))) {
 		bio_list_add(&pd->deferred, bio);
 		this_cpu_inc(pd->stats->deferred);
-		queued = true;
+		spin_unlock(&pd->defer_lock);
+		return true;
 	}
 	spin_unlock(&pd->defer_lock);
-	return queued;
+	if (!suspended)
+		return false;
+	if (bio->bi_opf & REQ_NOWAIT) {
+		this_cpu_inc(pd->stats->eagain_returned);
+		bio_wouldblock_error(bio);
+	} else {
+		bio_io_error(bio);
+	}
+	return true;
 }
 
 void pdm_submit_bio(struct bio *bio)

@@ -85,6 +85,7 @@ PDM_STAT_ATTR(hybrid_late_ns);
 PDM_STAT_ATTR(hybrid_sleep_ready);
 PDM_STAT_ATTR(hybrid_sleep_early);
 PDM_STAT_ATTR(hybrid_sleep_refused);
+PDM_STAT_ATTR(eagain_returned);
 
 /*
  * "tracked [sweep] sweep_wait direct": the modes, the current one
@@ -227,6 +228,7 @@ static struct attribute *pdm_attrs[] = {
 	&dev_attr_hybrid_sleep_ready.attr,
 	&dev_attr_hybrid_sleep_early.attr,
 	&dev_attr_hybrid_sleep_refused.attr,
+	&dev_attr_eagain_returned.attr,
 	NULL,
 };
 

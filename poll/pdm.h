@@ -87,6 +87,8 @@ struct pdm_stats {
 	unsigned long hybrid_sleep_ready;	/* then polled: completed */
 	unsigned long hybrid_sleep_early;	/* then polled: not yet */
 	unsigned long hybrid_sleep_refused;	/* gated, not slept */
+	/* given back with EAGAIN, not counted in the disk's statistics */
+	unsigned long eagain_returned;
 };
 
 enum pdm_hybrid_mode {
@@ -385,12 +387,19 @@ static inline bool pdm_want_remap(struct pdm_dev *pd, struct bio *top)
  * the bio, in that order: once the submitter has its bio back it may
  * close and remove the device, which waits only for the references (as
  * dm drops its pending count before bio_endio()).  Nothing here touches
- * @pd after.
+ * @pd after.  A bio given back with EAGAIN (a REQ_NOWAIT one that met a
+ * full lower queue or no memory) is not counted: its submitter issues it
+ * again.
  */
 static inline void pdm_end_top(struct pdm_dev *pd, struct bio *top,
 			       const struct pdm_acct *acct)
 {
-	pdm_acct_end(pd->disk, top, acct);
+	if (unlikely(top->bi_status == BLK_STS_AGAIN)) {
+		this_cpu_inc(pd->stats->eagain_returned);
+		pdm_acct_cancel(pd->disk, top, acct);
+	} else {
+		pdm_acct_end(pd->disk, top, acct);
+	}
 	percpu_ref_put(&pd->active);
 	bio_endio(top);
 }

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# vm: -c 2 -t 240
+# Bios whose submitters retry them or can do without them: never held,
+# and counted once.
+#
+# A lower queue that is always full: null_blk with two tags, each
+# request done by a timer 200 us after it was issued, under io_uring
+# reads at depth 16, unpolled, so that most first tries (REQ_NOWAIT)
+# find no tag.  In direct mode the bio goes back to io_uring with EAGAIN
+# (eagain_returned), which io_uring issues again from a worker; in
+# tracked mode pdm maps it again itself (requeued).  Either way the pdm
+# disk counts what fio read, as many reads as the lower disk, and
+# nothing is left in flight.
+#
+# A suspended device, as dm's: a RWF_NOWAIT read fails at once with
+# EAGAIN and a readahead (POSIX_FADV_WILLNEED) is failed, neither held
+# (deferred stays) nor counted; a blocking read is held until the
+# resume, and counted once.
+. "$(dirname "$0")/lib/lib.sh"
+
+run modprobe null_blk nr_devices=0
+nullb_cfs nbfull queue_mode=2 hw_queue_depth=2 submit_queues=1 irqmode=2 \
+	completion_nsec=200000 size=256
+run modprobe pdm
+run pdmsetup create nw --table "0 $(cat /sys/block/nbfull/size) linear /dev/nbfull 0" \
+	>/dev/null
+
+# field DEV N: field N of /sys/block/DEV/stat (1 reads, 9 in flight).
+field() {
+	awk -v f="$2" '{ print $f }' "/sys/block/$1/stat"
+}
+
+N=400
+for mode in direct tracked; do
+	echo $mode >/sys/block/pdm0/pdm/poll_mode
+	r0=$(field pdm0 1) l0=$(field nbfull 1)
+	a0=$(pdm_stat eagain_returned) q0=$(pdm_stat requeued)
+	fio_run "$mode" --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=0 --bs=4k --rw=randread --iodepth=16 --number_ios=$N
+	expect_eq "$mode: fio reads" $N "$(fio_ios 4096)"
+	again=$(( $(pdm_stat eagain_returned) - a0 ))
+	requeued=$(( $(pdm_stat requeued) - q0 ))
+	note "$mode: $again given back with EAGAIN, $requeued mapped again"
+	if [ $mode = direct ]; then
+		expect_ge "$mode: reads that met a full queue" 1 "$again"
+	else
+		expect_ge "$mode: reads that met a full queue" 1 "$requeued"
+	fi
+	expect_eq "$mode: reads the pdm disk counts" $N \
+		$(( $(field pdm0 1) - r0 ))
+	expect_eq "$mode: reads the lower disk counts" $N \
+		$(( $(field nbfull 1) - l0 ))
+	expect_eq "$mode: in flight" 0 "$(field pdm0 9)"
+done
+
+# Suspended: the non-blocking read and the readahead come back at once.
+run pdmsetup suspend nw
+r0=$(field pdm0 1) d0=$(pdm_stat deferred) a0=$(pdm_stat eagain_returned)
+nonblock-read nowait /dev/pdm0 >/tmp/nowait.out &
+pid=$!
+for _ in $(seq 50); do
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
+if kill -0 $pid 2>/dev/null; then
+	run pdmsetup resume nw	# releases it, for a clean end
+	wait $pid
+	fail "a RWF_NOWAIT read was held by the suspend for 5 s" \
+		"(after the resume: $(cat /tmp/nowait.out))"
+fi
+wait $pid || fail "nonblock-read failed"
+expect_eq "RWF_NOWAIT read while suspended" EAGAIN "$(cat /tmp/nowait.out)"
+expect_eq "eagain_returned after it" $((a0 + 1)) "$(pdm_stat eagain_returned)"
+expect_eq "readahead while suspended" ok \
+	"$(timeout 10 nonblock-read willneed /dev/pdm0 1048576)"
+expect_eq "bios held by the suspend" "$d0" "$(pdm_stat deferred)"
+expect_eq "reads counted while suspended" "$r0" "$(field pdm0 1)"
+expect_eq "in flight while suspended" 0 "$(field pdm0 9)"
+
+# A blocking read waits for the resume.
+dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct status=none &
+pid=$!
+for _ in $(seq 50); do
+	[ "$(pdm_stat deferred)" -gt "$d0" ] && break
+	sleep 0.1
+done
+expect_eq "bios held by the suspend" $((d0 + 1)) "$(pdm_stat deferred)"
+still_running $pid "a blocking read while suspended"
+run pdmsetup resume nw
+wait $pid || fail "the held read failed after the resume"
+expect_eq "reads counted after the resume" $((r0 + 1)) "$(field pdm0 1)"
+run pdmsetup remove nw
+run rmmod pdm
+echo "PASS"
