@@ -27,7 +27,9 @@ usage: scripts/vm.sh [options] SCRIPT [ARGS...]
   -l FILE     keep the whole console log in FILE
   -s          stream the guest's output while it runs (make demo), instead
               of printing it when the guest is done
-  -t SECS     kill the guest after SECS seconds (default 300)
+  -t SECS     kill the guest after SECS seconds (default 300; three times
+              that on the debug kernel; never more than BLKFAST_VM_LIMIT_S,
+              which tests/run sets from the suite's deadline)
   -f FLAVOUR  kernel flavour (default $BLKFAST_FLAVOUR; "debug" boots the
               debug kernel of scripts/debug-kernel.sh)
   -p          pin QEMU's vCPU threads to host CPUs (for benchmarks)
@@ -108,6 +110,12 @@ kver=$(guest_kver "$flavour")
 # The debug kernel's checks (lockdep, kmemleak, SLUB debugging) slow the
 # guest several times over: its time limit is three times as long.
 [ "$flavour" != debug ] || timeout_s=$((timeout_s * 3))
+# tests/run's share of its deadline (see deadline_allows there).
+if [ -n "${BLKFAST_VM_LIMIT_S:-}" ] && [ "$BLKFAST_VM_LIMIT_S" -lt "$timeout_s" ]
+then
+	echo "vm.sh: limit ${timeout_s}s cut to ${BLKFAST_VM_LIMIT_S}s by the suite's deadline"
+	timeout_s=$BLKFAST_VM_LIMIT_S
+fi
 vmlinux=$(guest_kernel_dir "$flavour")/vmlinux
 [ -s "$vmlinux" ] || "$here/deps.sh" --flavour "$flavour"
 # Debian's kernels boot their uncompressed vmlinux through the PVH entry.
