@@ -26,8 +26,16 @@ static LIST_HEAD(pdm_devs);		/* under pdm_ctl_mutex */
  * udev event (tests/vm/pdm-create-race.sh), in ms; always 0 otherwise.
  */
 static unsigned int test_create_event_delay_ms;
+/*
+ * A test build's poll_mode for new devices ("" for the default, direct):
+ * the debug tier runs the tests that set none in tracked mode, the VM tier
+ * in direct, so that the I/O path tests cover both (tests/run).
+ */
+static char test_poll_mode[16];
 #if PDM_TEST_HOOKS
 module_param(test_create_event_delay_ms, uint, 0644);
+module_param_string(test_poll_mode, test_poll_mode, sizeof(test_poll_mode),
+		    0444);
 #endif
 
 static DEFINE_IDA(pdm_minors);
@@ -217,6 +225,15 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 	 * and it leaves hybrid polling and the statistics as they are.
 	 */
 	pd->poll_mode = PDM_POLL_DIRECT;
+	if (PDM_TEST_HOOKS && test_poll_mode[0]) {
+		i = __sysfs_match_string(pdm_poll_mode_names, -1,
+					 test_poll_mode);
+		if (i >= 0)
+			pd->poll_mode = i;
+		else
+			pr_warn_once("pdm: test_poll_mode=%s: no such mode\n",
+				     test_poll_mode);
+	}
 	strscpy(pd->name, name, sizeof(pd->name));
 	mutex_init(&pd->lock);
 	refcount_set(&pd->ref, 1);	/* the device list's */

@@ -35,6 +35,8 @@ expect_eq "io_poll" 1 "$(cat /sys/block/pdm0/queue/io_poll)"
 expect_eq "holder link" pdm0 "$(ls /sys/block/nullb0/holders)"
 expect_eq "slave link" nullb0 "$(ls /sys/block/pdm0/slaves)"
 expect_eq "sysfs name" lin "$(cat /sys/block/pdm0/pdm/name)"
+expect_eq "poll_mode of a new device (direct, or the tier's)" \
+	"$(pdm_new_mode)" "$(pdm_mode pdm0)"
 
 probe_sum_start npoll null_poll
 fio_run lin --filename=/dev/pdm0 --ioengine=io_uring --direct=1 --hipri=1 \
@@ -43,9 +45,14 @@ expect_eq "fio I/Os" 3000 "$(fio_ios 4096)"
 expect_eq "completions reaped by null_poll" 3000 "$(probe_sum npoll)"
 probe_sum_stop npoll
 expect_ge "polled bios" 3000 "$(cat /sys/block/pdm0/pdm/polled_bios)"
-expect_eq "bios remapped in place (direct, the default)" 3000 \
-	"$(cat /sys/block/pdm0/pdm/remapped)"
-expect_eq "remapped bios completed by a poll" 3000 \
+if [ "$(pdm_new_mode)" = direct ]; then
+	expect_eq "bios remapped in place (direct, the default)" 3000 \
+		"$(cat /sys/block/pdm0/pdm/remapped)"
+else
+	expect_eq "bios cloned ($(pdm_new_mode), this tier's)" 3000 \
+		"$(cat /sys/block/pdm0/pdm/clones)"
+fi
+expect_eq "lower bios completed by a poll" 3000 \
 	"$(cat /sys/block/pdm0/pdm/completions_found)"
 
 # pdm devices share lower devices (pdm-share tests more; lin writes all

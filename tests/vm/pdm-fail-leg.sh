@@ -27,6 +27,9 @@ $half $half linear /dev/nullb1 0
 TABLE
 nullb_prefill /dev/nullb0
 nullb_prefill /dev/nullb1
+# The debug tier's mode, tracked: every bio here is cloned.
+expect_eq "poll_mode of a new device (the tier's)" "$(pdm_new_mode)" \
+	"$(pdm_mode pdm0)"
 
 F=$DEBUGFS/fail_make_request
 echo 100 >$F/probability

@@ -32,6 +32,22 @@ pdm_stat() {
 	cat "/sys/block/${2:-pdm0}/pdm/$1"
 }
 
+# pdm_new_mode: the poll_mode a new pdm device starts in here: direct, or
+# the one the tier put on the command line (pdm.test_poll_mode=: the
+# debug tier's is tracked, see tests/run).
+pdm_new_mode() {
+	local w
+	for w in $(</proc/cmdline); do
+		case $w in pdm.test_poll_mode=*) echo "${w#*=}"; return ;; esac
+	done
+	echo direct
+}
+
+# pdm_mode DEV: DEV's poll_mode, the bracketed choice.
+pdm_mode() {
+	sed -n 's/.*\[\(.*\)\].*/\1/p' "/sys/block/$1/pdm/poll_mode"
+}
+
 # nullb_load ARGS...: (re)load null_blk with ARGS.
 nullb_load() {
 	modprobe -r null_blk 2>/dev/null || true
