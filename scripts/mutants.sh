@@ -11,15 +11,26 @@
 # patch that no longer applies, fails the check.
 #
 #   scripts/mutants.sh [-f FLAVOUR] [NAME...]     (default: every mutant)
-#   scripts/mutants.sh -s SECONDS
+#   scripts/mutants.sh -s SECONDS [-o]
 #   scripts/mutants.sh -l PATCH
 #
-# -s runs a sample (make check's host/mutants-sample): the mutants in
-# name order, starting at one chosen by the checked-out commit, for as
-# long as SECONDS allows (one at least), so that successive commits
-# re-prove every mutant in turn.  It takes only mutants that the default
-# flavour's unit, host and VM tests kill (rt and debug killers need their
-# own kernels' builds).  BLKFAST_MUTANT_START=N starts at the Nth instead.
+# Every mutant that all its tests kill, each for the reason named, is
+# recorded in tests/mutants/proved ("NAME DATE COMMIT", the commit it was
+# proved on, "+" if the tree had changes): commit that file with the work
+# that proved them.
+#
+# -s runs a sample (make check's host/mutants-sample): a rotation, least
+# recently proved first (never proved before all), for as long as SECONDS
+# allows (one at least).  Successive commits start further along it, by
+# the commits made since tests/mutants/proved last changed, so that a run
+# of commits proves mutant after mutant even before the record is
+# updated; BLKFAST_MUTANT_START=N starts at the Nth instead.  Mutants
+# killed in the rt or debug tiers are taken too, when their kernel is
+# already here (the debug kernel takes long to build: a fresh machine
+# builds it in the debug tier, after the sample), else passed over, saying
+# so.
+# -o with -s prints the sample's order, a name a line, and runs nothing
+# (host/mutants-apply).
 # -l prints a patch's kills, "TEST<tab>TEXT" a line (host/mutants-apply).
 #
 # A mutant patch is `git diff` output, preceded by header lines that
@@ -43,14 +54,15 @@ cd "$top"
 . "$here/config.sh"
 
 flavour=$BLKFAST_FLAVOUR
-sample_s='' list=''
-while getopts "f:s:l:" opt; do
+sample_s='' list='' order=''
+while getopts "f:s:l:o" opt; do
 	case $opt in
 	f) flavour=$OPTARG ;;
 	s) sample_s=$OPTARG ;;
 	l) list=$OPTARG ;;
+	o) order=1 ;;
 	*) echo "usage: scripts/mutants.sh [-f FLAVOUR] [NAME...]" \
-		"| -s SECONDS | -l PATCH" >&2
+		"| -s SECONDS [-o] | -l PATCH" >&2
 	   exit 2 ;;
 	esac
 done
@@ -76,32 +88,68 @@ if [ -n "$list" ]; then
 	exit 0
 fi
 
+record=${BLKFAST_MUTANT_RECORD:-$top/tests/mutants/proved}
+
+# proved_on NAME: the date NAME was last proved ("" if never).
+proved_on() {
+	[ -f "$record" ] || return 0
+	awk -v n="$1" '$1 == n { print $2 }' "$record"
+}
+
+# record_proof NAME: NAME was proved now, on this tree.
+record_proof() {
+	local rev tmp
+	rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD 2>/dev/null || rev=$rev+
+	tmp=$(mktemp)
+	{
+		[ -f "$record" ] && grep -v "^$1 " "$record"
+		echo "$1 $(date -u +%F) $rev"
+	} | LC_ALL=C sort -k1,1 >"$tmp" || true
+	mv "$tmp" "$record"
+}
+
+# tier_ready PATCH: the kernels that PATCH's killers boot are here (rt:
+# its image; debug: the kernel scripts/debug-kernel.sh builds).
+tier_ready() {
+	local t
+	for t in $(kill_lines "$1" | cut -f 1); do
+		case $t in
+		rt/*) [ -s "$(guest_kernel_dir rt-amd64)/vmlinux" ] || return 1 ;;
+		debug/*) [ -s "$(guest_kdir debug)/Makefile" ] || return 1 ;;
+		esac
+	done
+}
+
 names=("$@")
 if [ ${#names[@]} = 0 ]; then
 	for p in tests/mutants/*.patch; do
-		[ -f "$p" ] || continue
-		name=$(basename "$p" .patch)
-		if [ -n "$sample_s" ] &&
-		   kill_lines "$p" | cut -f 1 | grep -qv '^\(unit\|host\|vm\)/'
-		then
-			continue
-		fi
-		names+=("$name")
+		[ -f "$p" ] && names+=("$(basename "$p" .patch)")
 	done
 fi
 [ ${#names[@]} -gt 0 ] || { echo "mutants: no mutants" >&2; exit 2; }
 
-# The sample's order: every mutant, from the commit's choice on.
+# The sample's order: least recently proved first (ties by name), from
+# the commit's place in the rotation on.
 if [ -n "$sample_s" ]; then
+	mapfile -t names < <(for name in "${names[@]}"; do
+		echo "$(proved_on "$name") $name"
+	done | LC_ALL=C sort -k1,1 -k2,2 | awk '{ print $NF }')
 	start=${BLKFAST_MUTANT_START:-}
 	if [ -z "$start" ]; then
-		head=$(git rev-parse --short=8 HEAD 2>/dev/null || echo 0)
-		start=$((16#$head))
+		base=$(git log -1 --format=%H -- "$record" 2>/dev/null || true)
+		start=$(git rev-list --count "${base:-HEAD}..HEAD" 2>/dev/null ||
+			echo 0)
 	fi
 	start=$((start % ${#names[@]}))
 	names=("${names[@]:start}" "${names[@]:0:start}")
-	echo "mutants: sample of ${sample_s}s from mutant $((start + 1)) of" \
-		"${#names[@]}: ${names[0]}"
+	if [ -n "$order" ]; then
+		printf '%s\n' "${names[@]}"
+		exit 0
+	fi
+	echo "mutants: sample of ${sample_s}s from place $((start + 1)) of" \
+		"${#names[@]} (least recently proved first): ${names[0]}," \
+		"last proved $(proved_on "${names[0]}")"
 fi
 
 kdir=$(guest_kdir "$flavour")
@@ -112,9 +160,14 @@ for name in "${names[@]}"; do
 	   [ $((SECONDS - began)) -ge "$sample_s" ]; then
 		break
 	fi
-	ran=$((ran + 1))
 	patch=$top/tests/mutants/$name.patch
 	[ -f "$patch" ] || { echo "mutants: no such mutant: $name" >&2; exit 2; }
+	if [ -n "$sample_s" ] && ! tier_ready "$patch"; then
+		echo "mutants: passed over $name: its tier's kernel is not built yet"
+		continue
+	fi
+	ran=$((ran + 1))
+	before=$((${#survived[@]} + ${#broken[@]})) unchecked_before=$unchecked
 	kills=$(kill_lines "$patch")
 	what=$(sed -n 's/^# mutant: //p' "$patch" | head -n 1)
 	[ -n "$kills" ] || { broken+=("$name (no '# kills:' line)"); continue; }
@@ -176,6 +229,11 @@ for name in "${names[@]}"; do
 		fi
 	done <<<"$kills"
 	rm -rf "$dir/tests/modules/"*.ko "$dir/sched/"*.ko "$dir/poll/"*.ko
+	if [ $((${#survived[@]} + ${#broken[@]})) = "$before" ] &&
+	   [ "$unchecked" = "$unchecked_before" ]; then
+		record_proof "$name"
+		echo "proved    $name (tests/mutants/proved)"
+	fi
 done
 
 echo "mutants: $ran run, $killed kills ($unchecked without a text)," \

@@ -47,5 +47,39 @@ for p in tests/mutants/*.patch; do
 	fi
 done
 [ $n -gt 0 ] || { echo "FAIL: no mutants"; exit 1; }
+
+# The record of proofs names only mutants that exist.
+if [ -f tests/mutants/proved ]; then
+	while read -r name date rev; do
+		[ -f "tests/mutants/$name.patch" ] || {
+			echo "FAIL: tests/mutants/proved: $name ($date, $rev)" \
+				"is no mutant"
+			fail=1
+		}
+	done <tests/mutants/proved
+fi
+
+# The sample's rotation: never proved first, then least recently proved
+# (a scratch record: the first mutant proved after the second), and a
+# start further along wraps around.
+mapfile -t all < <(for p in tests/mutants/*.patch; do basename "$p" .patch; done)
+rec=$(mktemp)
+printf '%s 2026-01-02 a\n%s 2026-01-01 b\n' "${all[0]}" "${all[1]}" >"$rec"
+mapfile -t got < <(BLKFAST_MUTANT_RECORD=$rec BLKFAST_MUTANT_START=0 \
+	scripts/mutants.sh -s 1 -o)
+want=("${all[@]:2}" "${all[1]}" "${all[0]}")
+if [ "${got[*]}" != "${want[*]}" ]; then
+	echo "FAIL: the sample's order from 0 is '${got[*]:0:3} ... ${got[*]: -2}'," \
+		"not '${want[*]:0:3} ... ${want[*]: -2}'"
+	fail=1
+fi
+mapfile -t got < <(BLKFAST_MUTANT_RECORD=$rec BLKFAST_MUTANT_START=$((n + 1)) \
+	scripts/mutants.sh -s 1 -o)
+if [ "${got[0]}" != "${want[1]}" ] || [ "${got[-1]}" != "${want[0]}" ]; then
+	echo "FAIL: the sample from place $((n + 2)) starts '${got[0]}' and" \
+		"ends '${got[-1]}', not '${want[1]}' ... '${want[0]}'"
+	fail=1
+fi
+rm -f "$rec"
 [ $fail = 0 ] || exit 1
 echo "PASS: $n mutants apply, each kill naming its failure"
