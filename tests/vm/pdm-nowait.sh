@@ -11,7 +11,8 @@
 # (eagain_returned), which io_uring issues again from a worker; in
 # tracked mode pdm maps it again itself (requeued).  Either way the pdm
 # disk counts what fio read, as many reads as the lower disk, and
-# nothing is left in flight.
+# nothing is left in flight; its time fields (iostat -x's await, %util
+# and queue size) count what the lower disk's do, at least.
 #
 # A suspended device, as dm's: a RWF_NOWAIT read fails at once with
 # EAGAIN and a readahead (POSIX_FADV_WILLNEED) is failed, neither held
@@ -53,6 +54,16 @@ for mode in direct tracked; do
 		$(( $(field nbfull 1) - l0 ))
 	expect_eq "$mode: in flight" 0 "$(field pdm0 9)"
 done
+# The time fields that iostat -x reads (r_await from 4, %util from 10,
+# aqu-sz from 11), over both runs: each read waited 200 us at least, so
+# the lower disk counts 800 * 0.2 = 160 ms of reads at least, and a pdm
+# read spans its lower one.  Busy time: 800 reads two at a time, 80 ms.
+read4=$(field nbfull 4)
+expect_ge "lower disk: ms reading" 160 "$read4"
+expect_ge "pdm disk: ms reading (field 4)" "$read4" "$(field pdm0 4)"
+expect_ge "pdm disk: ms busy (field 10)" 60 "$(field pdm0 10)"
+expect_ge "pdm disk: ms in queue (field 11)" "$(field pdm0 4)" \
+	"$(field pdm0 11)"
 
 # Suspended: the non-blocking read and the readahead come back at once.
 run pdmsetup suspend nw
