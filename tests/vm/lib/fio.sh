@@ -9,14 +9,23 @@
 # verify error, and leave the terse (v3) summary in $FIO_TERSE.  Fields
 # (1-based): 5 error, 6 read KiB, 8 read IOPS, 47 write KiB, 49 write IOPS.
 #
-# With FIO_WATCHDOG_S set (the benchmarks set it), a run still going after
-# that many seconds is taken for an I/O that never ended: the block
-# layer's state is dumped (io_hang_dump) and the run fails, instead of
-# the guest waiting for its boot's timeout.  (io_uring waits
-# interruptibly, so the kernel's hung task check never reports it.)
+# A run still going after FIO_WATCHDOG_S seconds (by default four fifths
+# of the guest's time limit, blkfast.timeout= on its command line) is
+# taken for an I/O that never ended: the block layer's state is dumped
+# (io_hang_dump) and the run fails, naming it, before the guest's own
+# watchdog and the host's limit.  (io_uring waits interruptibly, so the
+# kernel's hung task check never reports it.)
 fio_run() {
-	local name=$1 out pid dog ended rc=0
+	local name=$1 out pid dog ended rc=0 w
 	shift
+	if [ -z "${FIO_WATCHDOG_S:-}" ]; then
+		for w in $(</proc/cmdline); do
+			case $w in
+			blkfast.timeout=*)
+				local FIO_WATCHDOG_S=$((${w#*=} * 4 / 5)) ;;
+			esac
+		done
+	fi
 	out=/tmp/fio-$name.out
 	set -- --name="$name" --output-format=terse --terse-version=3 \
 		--group_reporting "$@"
@@ -97,15 +106,34 @@ fio_ios() {
 }
 
 # fio_bounded SECS NAME CMD...: run CMD, a fio command line for job NAME
-# (maybe behind a wrapper that execs it), with terse output, killed after
+# (maybe behind a wrapper that execs it), with terse output, ended after
 # SECS; its exit status in FIO_RC, its I/O errors in FIO_ERRORS, its
-# summary in FIO_TERSE, its output in /tmp/fio-NAME.out.
+# summary in FIO_TERSE, its output in /tmp/fio-NAME.out.  A run still
+# going at SECS is taken for an I/O that never ended: the block layer's
+# state is dumped (io_hang_dump), fio is killed, and FIO_RC is 124
+# without waiting for it, since a task whose io_uring requests never end
+# cannot exit (`timeout` would wait with it until the guest's limit).
 fio_bounded() {
-	local secs=$1 out=/tmp/fio-$2.out
+	local secs=$1 out=/tmp/fio-$2.out pid i
 	shift 2
 	FIO_RC=0
-	timeout "$secs" "$@" --output-format=terse --terse-version=3 \
-		>"$out" 2>&1 || FIO_RC=$?
+	"$@" --output-format=terse --terse-version=3 >"$out" 2>&1 &
+	pid=$!
+	# Five checks a second: a run's end is seen within 0.2 s.
+	for ((i = 0; i < secs * 5; i++)); do
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	if kill -0 $pid 2>/dev/null; then
+		echo "fio_bounded: fio $2 still running after ${secs}s"
+		io_hang_dump
+		kill -TERM $pid 2>/dev/null || true
+		sleep 5
+		kill -KILL $pid 2>/dev/null || true
+		FIO_RC=124
+	else
+		wait $pid || FIO_RC=$?
+	fi
 	# shellcheck disable=SC2034 # read by the tests
 	FIO_ERRORS=$(grep -c "io_u error" "$out" || true)
 	FIO_TERSE=$(grep '^3;' "$out" | tail -n 1 || true)
@@ -117,7 +145,8 @@ fio_bounded() {
 # fio's own watchdog found a job stuck after the TERM: a hang either way.
 expect_fio_clean() {
 	if [ "$FIO_RC" = 124 ] || [ "$FIO_RC" -gt 128 ]; then
-		fail "fio $1: hung (exit $FIO_RC after its timeout)"
+		fail "fio $1: hung: an I/O never ended (exit $FIO_RC at its" \
+			"time limit)"
 	fi
 	[ "$FIO_RC" = 0 ] || { cat "/tmp/fio-$1.out"; fail "fio $1: exit $FIO_RC"; }
 	expect_eq "fio $1: error" 0 "$(fio_field 5)"
