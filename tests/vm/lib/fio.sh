@@ -114,7 +114,7 @@ fio_ios() {
 # without waiting for it, since a task whose io_uring requests never end
 # cannot exit (`timeout` would wait with it until the guest's limit).
 fio_bounded() {
-	local secs=$1 out=/tmp/fio-$2.out pid i
+	local secs=$1 name=$2 out=/tmp/fio-$2.out pid i
 	shift 2
 	FIO_RC=0
 	"$@" --output-format=terse --terse-version=3 >"$out" 2>&1 &
@@ -125,7 +125,7 @@ fio_bounded() {
 		sleep 0.2
 	done
 	if kill -0 $pid 2>/dev/null; then
-		echo "fio_bounded: fio $2 still running after ${secs}s"
+		echo "fio_bounded: fio $name still running after ${secs}s"
 		io_hang_dump
 		kill -TERM $pid 2>/dev/null || true
 		sleep 5
