@@ -131,9 +131,12 @@ n=$(basename "$(readlink -f /dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_blkfastsys2)")
 d=/sys/block/$n/queue
 grep -q '\[split-deadline\]' "$d/scheduler" && ok "$n: $(cat "$d/scheduler")" ||
 	bad "$n: scheduler $(cat "$d/scheduler" 2>&1)"
-[ "$(cat "$d/iosched/read_expire" 2>/dev/null)" = 500 ] &&
-	ok "$n: read_expire 500 from the rule" ||
+[ "$(cat "$d/iosched/read_expire" 2>/dev/null)" = 400 ] &&
+	ok "$n: read_expire 400 from the rule" ||
 	bad "$n: read_expire $(cat "$d/iosched/read_expire" 2>&1)"
+[ "$(cat "$d/iosched/fifo_batch" 2>/dev/null)" = 24 ] &&
+	ok "$n: fifo_batch 24 from the rule" ||
+	bad "$n: fifo_batch $(cat "$d/iosched/fifo_batch" 2>&1)"
 
 if [ "$phase" = 1 ]; then
 	# A change event while suspended: blkid would wait for the resume,
@@ -202,6 +205,8 @@ if [ "$phase" = 2 ]; then
 	# file system that the boot may go without.
 	sed -i "s|^UUID=$uuid .*|UUID=$uuid $mnt ext4 nofail,x-systemd.device-timeout=15s 0 2|" \
 		/etc/fstab
+	# And waits 10 s for the missing disk, not the default 90.
+	sed -i 's|^data .*|&,device-timeout=10s|' /etc/pdmtab
 fi
 echo "SYSTEST-DONE rc=$rc"
 exit $rc
