@@ -145,15 +145,16 @@ recover() {
 	legs_up
 	top_up "$kind"
 	out=$(mount -t ext4 "$TOP" /mnt 2>&1) ||
-		fail "$kind: after cut $CUTS ($HOW): the journal does not" \
-			"replay, mount failed: $out; $(dmesg | tail -n 4)"
+		fail "$kind: not crash-consistent after cut $CUTS ($HOW):" \
+			"the journal does not replay, mount failed: $out;" \
+			"$(dmesg | tail -n 4)"
 	run umount /mnt
 	out=$(e2fsck -fn "$TOP" 2>&1) ||
-		fail "$kind: after cut $CUTS ($HOW): e2fsck -fn found" \
-			"errors: $out"
+		fail "$kind: not crash-consistent after cut $CUTS ($HOW):" \
+			"e2fsck -fn found errors: $out"
 	run mount -t ext4 -o ro "$TOP" /mnt
 	out=$(fsync-log check /mnt "$log") ||
-		fail "$kind: after cut $CUTS ($HOW): $out"
+		fail "$kind: not crash-consistent after cut $CUTS ($HOW): $out"
 	run umount /mnt
 	top_down "$kind"
 	legs_down
