@@ -36,11 +36,7 @@ pdm_stat() {
 # the one the tier put on the command line (pdm.test_poll_mode=: the
 # debug tier's is tracked, see tests/run).
 pdm_new_mode() {
-	local w
-	for w in $(</proc/cmdline); do
-		case $w in pdm.test_poll_mode=*) echo "${w#*=}"; return ;; esac
-	done
-	echo direct
+	cmdline_value pdm.test_poll_mode direct
 }
 
 # pdm_mode DEV: DEV's poll_mode, the bracketed choice.

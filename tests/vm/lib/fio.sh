@@ -16,15 +16,11 @@
 # watchdog and the host's limit.  (io_uring waits interruptibly, so the
 # kernel's hung task check never reports it.)
 fio_run() {
-	local name=$1 out pid dog ended rc=0 w
+	local name=$1 out pid dog ended rc=0 limit
 	shift
 	if [ -z "${FIO_WATCHDOG_S:-}" ]; then
-		for w in $(</proc/cmdline); do
-			case $w in
-			blkfast.timeout=*)
-				local FIO_WATCHDOG_S=$((${w#*=} * 4 / 5)) ;;
-			esac
-		done
+		limit=$(cmdline_value blkfast.timeout '')
+		[ -z "$limit" ] || local FIO_WATCHDOG_S=$((limit * 4 / 5))
 	fi
 	out=/tmp/fio-$name.out
 	set -- --name="$name" --output-format=terse --terse-version=3 \

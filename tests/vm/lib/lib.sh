@@ -65,15 +65,21 @@ on_rt_kernel() {
 	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]
 }
 
+# cmdline_value KEY DEFAULT: the value of KEY=VALUE on the guest's kernel
+# command line (what tests/run and scripts/vm.sh put there), else DEFAULT.
+cmdline_value() {
+	local w
+	for w in $(</proc/cmdline); do
+		case $w in "$1"=*) echo "${w#*=}"; return ;; esac
+	done
+	echo "$2"
+}
+
 # debug_tier: "core" when make check's core of the debug tier boots this
 # guest (tests/run puts blkfast.debug_tier= on its command line), else
 # "full".
 debug_tier() {
-	local w
-	for w in $(</proc/cmdline); do
-		case $w in blkfast.debug_tier=*) echo "${w#*=}"; return ;; esac
-	done
-	echo full
+	cmdline_value blkfast.debug_tier full
 }
 
 # The helpers, by concern; every test gets them all.
