@@ -17,7 +17,8 @@
 # A suspended device, as dm's: a RWF_NOWAIT read fails at once with
 # EAGAIN and a readahead (POSIX_FADV_WILLNEED) is failed, neither held
 # (deferred stays) nor counted; a blocking read is held until the
-# resume, and counted once.
+# resume, and counted once.  Held reads meet the table live after the
+# resume: beyond the end of a smaller one, EIO.
 . "$(dirname "$0")/lib/lib.sh"
 
 run modprobe null_blk nr_devices=0
@@ -111,6 +112,33 @@ still_running $pid "a blocking read while suspended"
 run pdmsetup resume nw
 wait $pid || fail "the held read failed after the resume"
 expect_eq "reads counted after the resume" $((r0 + 1)) "$(field pdm0 1)"
+
+# Held reads meet the table that is live after the resume: one beyond
+# the end of a table half the size, loaded meanwhile, fails with EIO;
+# one inside it succeeds.
+half=$(( $(cat /sys/block/pdm0/size) / 2 ))
+run pdmsetup suspend nw
+d0=$(pdm_stat deferred)
+dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct,skip_bytes \
+	skip=$(( (half + 8) * 512 )) status=none 2>/tmp/beyond.err &
+beyond=$!
+dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct status=none &
+inside=$!
+for _ in $(seq 50); do
+	[ "$(pdm_stat deferred)" -ge $((d0 + 2)) ] && break
+	sleep 0.1
+done
+expect_eq "reads held by the suspend" $((d0 + 2)) "$(pdm_stat deferred)"
+run pdmsetup reload nw --table "0 $half linear /dev/nbfull 0"
+run pdmsetup resume nw
+expect_eq "size after the resume" "$half" "$(cat /sys/block/pdm0/size)"
+RC=0
+wait $beyond || RC=$?
+[ $RC != 0 ] || fail "a held read beyond the new table's end succeeded"
+grep -q 'Input/output error' /tmp/beyond.err ||
+	fail "a held read beyond the new table's end: $(cat /tmp/beyond.err)"
+note "ok: a held read beyond the new table's end: $(cat /tmp/beyond.err)"
+wait $inside || fail "a held read inside the new table failed"
 run pdmsetup remove nw
 run rmmod pdm
 echo "PASS"

@@ -8,13 +8,17 @@
 # and writes in flight for as long as it stays stopped: "pdmsetup
 # suspend" then waits for them (it must), and dies at once when killed,
 # with the device ACTIVE, taking new I/O (a read through it returns), and
-# fio, continued, finishes with its data verified.  Then the same for "resume" over an inactive table, which
-# suspends first: killed, it leaves the old table live and the new one
-# waiting, and a second resume, with nothing in flight, swaps them.  A
-# remove never waits here: the device stays open while I/O is in
-# flight.  Each stop lasts a few seconds, well inside the block layer's
-# 30 s request timeout.  fio writes 64 MiB 4 times over (once on the
-# debug kernel), so that it still runs when stopped.
+# fio, continued, finishes with its data verified.  Then the same for
+# "resume" over an inactive table, which suspends first: killed, it
+# leaves the old table live and the new one waiting, and a second
+# resume, with nothing in flight, swaps them.  Then a suspend of a
+# mounted device, which froze its file system first (lockfs), killed
+# while it waits for polled reads of a file there: the file system is
+# thawed again and takes writes.  A remove never waits here: the device
+# stays open while I/O is in flight.  Each stop lasts a few seconds, well
+# inside the block layer's 30 s request timeout.  fio writes 64 MiB 4
+# times over (once on the debug kernel), so that it still runs when
+# stopped.
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 gb=1 submit_queues=1 poll_queues=1 \
@@ -42,14 +46,16 @@ stopped() {
 	fail "fio's threads not all stopped 2.5 s after SIGSTOP"
 }
 
-# stopped_fio: start a polled verifying fio on pdm0 and stop it with
-# requests in flight on nullb0 (it may be between two at the first try).
+# stopped_fio [FIO-ARGS...]: start a polled fio (by default verifying
+# writes to pdm0) and stop it with requests in flight on nullb0 (it may
+# be between two at the first try).
 stopped_fio() {
 	local r w
-	fio --name=held --thread --filename=/dev/pdm0 --ioengine=io_uring --hipri \
-		--direct=1 --rw=randwrite --bs=4k --iodepth=8 --size=64M --loops=$loops \
-		--verify=crc32c --do_verify=1 --output-format=terse \
-		--terse-version=3 >/tmp/fio-held.out 2>&1 &
+	[ $# -gt 0 ] || set -- --filename=/dev/pdm0 --rw=randwrite --size=64M \
+		--loops=$loops --verify=crc32c --do_verify=1
+	fio --name=held --thread --ioengine=io_uring --hipri --direct=1 \
+		--bs=4k --iodepth=8 --output-format=terse --terse-version=3 \
+		"$@" >/tmp/fio-held.out 2>&1 &
 	FIO=$!
 	sleep 1
 	for _ in $(seq 50); do
@@ -79,9 +85,9 @@ killed_while_waiting() {
 	kill -KILL $cmd
 	wait_ended $cmd 5 "the killed $what"
 	expect_eq "the killed $what's status" 137 "$RC"
-	pdmsetup info k >/tmp/info
+	pdmsetup info $NAME >/tmp/info
 	grep -q '^State: *ACTIVE$' /tmp/info ||
-		fail "k not active after the killed $what: $(cat /tmp/info)"
+		fail "$NAME not active after the killed $what: $(cat /tmp/info)"
 	expect_eq "suspended" 0 "$(cat /sys/block/pdm0/pdm/suspended)"
 	returns_within 5 "a read of pdm0 after the killed $what" \
 		dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct
@@ -97,6 +103,7 @@ fio_finishes() {
 }
 
 # 1: suspend.
+NAME=k
 stopped_fio
 killed_while_waiting suspend pdmsetup suspend k
 fio_finishes
@@ -114,5 +121,26 @@ expect_eq "pdm0's size (the new table)" $((sz / 2)) \
 	"$(cat /sys/block/pdm0/size)"
 
 run pdmsetup remove k
+
+# 3: a suspend that froze the file system on the device (lockfs, the
+# default), killed while it waits for polled reads of a file there: the
+# file system is thawed again, and takes writes.  (Reads: an io_uring
+# write in flight holds the file system's freeze protection until it
+# completes, so freezing would wait for the stopped writer itself.)
+NAME=fs
+run pdmsetup create fs --table "0 $((sz / 2)) linear /dev/nullb0 0" \
+	>/dev/null
+run mke2fs -q -F -t ext4 /dev/pdm0
+run mount -t ext4 /dev/pdm0 /mnt
+run dd if=/dev/urandom of=/mnt/data bs=1M count=32 conv=fsync status=none
+stopped_fio --filename=/mnt/data --rw=randread --time_based --runtime=600
+killed_while_waiting "suspend of a mounted device" pdmsetup suspend fs
+returns_within 5 "a write to the file system after the killed suspend" \
+	sh -c 'echo after >/mnt/after && sync -f /mnt/after'
+kill -CONT $FIO
+kill -TERM $FIO
+wait_ended $FIO 60 "fio, continued and ended"
+run umount /mnt
+run pdmsetup remove fs
 run rmmod pdm
 echo PASS
