@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full holders and shared poll queues (1.6 min on the debug kernel); the clone and remap paths run in the core's other pdm tests
 # vm: -c 2 -d 64M
 # pdm devices share a lower disk as dm devices do: pdm holds every lower
 # device with one module-wide holder.  Two devices over the two halves of

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full names, modes and refusals, no I/O path; the control path's error paths run in the core under pdm-fault-ctl
 # vm: -c 1
 # UUIDs, read-only devices and deferred removal, as dmsetup has them:
 # - create --uuid: shown by info, ls and sysfs pdm/uuid; unique among pdm

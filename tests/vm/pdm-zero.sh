@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full a target that moves no data; the clone paths around it run in the core's other pdm tests
 # vm: -c 2
 # pdm's zero target between two linear segments over a memory-backed
 # null_blk: writes over the whole device succeed, reach the linear
