@@ -77,11 +77,7 @@ unheld() {
 	shift
 	nonblock-read "$@" >/tmp/unheld.out &
 	pid=$!
-	for _ in $(seq 50); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 $pid 2>/dev/null; then
+	if ! ends_within $pid 5; then
 		run pdmsetup resume nw
 		wait $pid
 		fail "$what was held by the suspend for 5 s" \
@@ -103,10 +99,7 @@ expect_eq "in flight while suspended" 0 "$(field pdm0 9)"
 # A blocking read waits for the resume.
 dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct status=none &
 pid=$!
-for _ in $(seq 50); do
-	[ "$(pdm_stat deferred)" -gt "$d0" ] && break
-	sleep 0.1
-done
+wait_read /sys/block/pdm0/pdm/deferred $((d0 + 1)) || true
 expect_eq "bios held by the suspend" $((d0 + 1)) "$(pdm_stat deferred)"
 still_running $pid "a blocking read while suspended"
 run pdmsetup resume nw
@@ -124,10 +117,7 @@ dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct,skip_bytes \
 beyond=$!
 dd if=/dev/pdm0 of=/dev/null bs=4k count=1 iflag=direct status=none &
 inside=$!
-for _ in $(seq 50); do
-	[ "$(pdm_stat deferred)" -ge $((d0 + 2)) ] && break
-	sleep 0.1
-done
+wait_read /sys/block/pdm0/pdm/deferred $((d0 + 2)) || true
 expect_eq "reads held by the suspend" $((d0 + 2)) "$(pdm_stat deferred)"
 run pdmsetup reload nw --table "0 $half linear /dev/nbfull 0"
 run pdmsetup resume nw

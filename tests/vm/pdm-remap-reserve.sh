@@ -50,11 +50,7 @@ reads() {
 			--output-format=terse --terse-version=3
 	) >/tmp/rsv.out 2>&1 &
 	pid=$!
-	for _ in $(seq 200); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 $pid 2>/dev/null; then
+	if ! ends_within $pid 20; then
 		# The blocked tasks' stacks, into the log.
 		echo w >/proc/sysrq-trigger
 		fail "$2: reads through pdm still running after 20 s (a remap waiting for the pool?)"

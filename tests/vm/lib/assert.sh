@@ -70,16 +70,21 @@ wait_read() {
 	return 1
 }
 
+# ends_within PID SECS: true if PID ends within SECS seconds, false if it
+# still runs then (for a caller that must act before failing); PID is not
+# reaped, its status is for the caller's wait.
+ends_within() {
+	for _ in $(seq $(($2 * 10))); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # wait_ended PID SECS WHAT: PID ends within SECS seconds, its exit status
 # in RC; else the test fails.
 wait_ended() {
-	for _ in $(seq $(($2 * 10))); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		fail "$3: still running after $2 s"
-	fi
+	ends_within "$1" "$2" || fail "$3: still running after $2 s"
 	RC=0
 	wait "$1" || RC=$?
 }

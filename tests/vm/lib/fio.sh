@@ -110,17 +110,12 @@ fio_ios() {
 # without waiting for it, since a task whose io_uring requests never end
 # cannot exit (`timeout` would wait with it until the guest's limit).
 fio_bounded() {
-	local secs=$1 name=$2 out=/tmp/fio-$2.out pid i
+	local secs=$1 name=$2 out=/tmp/fio-$2.out pid
 	shift 2
 	FIO_RC=0
 	"$@" --output-format=terse --terse-version=3 >"$out" 2>&1 &
 	pid=$!
-	# Five checks a second: a run's end is seen within 0.2 s.
-	for ((i = 0; i < secs * 5; i++)); do
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.2
-	done
-	if kill -0 $pid 2>/dev/null; then
+	if ! ends_within $pid "$secs"; then
 		echo "fio_bounded: fio $name still running after ${secs}s"
 		io_hang_dump
 		kill -TERM $pid 2>/dev/null || true
