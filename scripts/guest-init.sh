@@ -74,6 +74,9 @@ if [ -n "$limit" ]; then
 	) &
 	dog=$!
 fi
+# Test-only: a boot that never reaches its test (tests/host/harness-boot.sh,
+# through scripts/vm.sh's BLKFAST_TEST_BOOT_HANG).
+! grep -qw blkfast.test_boot_hang=1 /proc/cmdline || sleep infinity
 echo "@@BLKFAST-START@@ $script at $(cut -d' ' -f1 /proc/uptime)s"
 PATH=$wrap:$PATH bash "$script" "${args[@]}" </dev/null
 rc=$?
