@@ -9,6 +9,7 @@
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
 #include <linux/part_stat.h>
+#include <blkfast/kcompat.h>
 
 /*
  * A top bio's statistics, started when pdm takes the bio and ended when
@@ -22,6 +23,7 @@
  */
 struct pdm_acct {
 	unsigned long start;		/* jiffies */
+	unsigned int sectors;		/* the top bio's, at the start */
 	bool on;
 	bool flush;			/* an empty flush */
 };
@@ -34,9 +36,10 @@ static inline void pdm_acct_start(struct gendisk *disk, struct bio *top,
 		return;
 	acct->flush = (top->bi_opf & REQ_PREFLUSH) && !bio_sectors(top);
 	acct->start = jiffies;
+	acct->sectors = bio_sectors(top);
 	if (!acct->flush)
-		bdev_start_io_acct(disk->part0, bio_sectors(top), bio_op(top),
-				   acct->start);
+		bf_start_io_acct(disk->part0, acct->sectors, bio_op(top),
+				 acct->start);
 }
 
 /*
@@ -49,7 +52,8 @@ static inline void pdm_acct_end(struct gendisk *disk, struct bio *top,
 	if (!acct->on)
 		return;
 	if (!acct->flush) {
-		bdev_end_io_acct(disk->part0, bio_op(top), acct->start);
+		bf_end_io_acct(disk->part0, bio_op(top), acct->sectors,
+			       acct->start);
 		return;
 	}
 	part_stat_lock();
@@ -63,8 +67,9 @@ static inline void pdm_acct_end(struct gendisk *disk, struct bio *top,
  * Take back what pdm_acct_start() counted, for a bio given back with
  * BLK_STS_AGAIN: its submitter issues it again (io_uring, blocking, from
  * a worker), and an I/O counts once, as blk-mq never counts a request it
- * could not allocate.  6.1 counts the I/O and its sectors at the start;
- * the busy time already counted stays, as the disk was busy.
+ * could not allocate.  6.1 counts the I/O and its sectors at the start,
+ * 6.12 at the end; the busy time already counted stays, as the disk was
+ * busy.
  */
 static inline void pdm_acct_cancel(struct gendisk *disk, struct bio *top,
 				   const struct pdm_acct *acct)
@@ -74,8 +79,11 @@ static inline void pdm_acct_cancel(struct gendisk *disk, struct bio *top,
 	if (!acct->on || acct->flush)
 		return;
 	part_stat_lock();
-	part_stat_add(disk->part0, ios[sgrp], -1);
-	part_stat_add(disk->part0, sectors[sgrp], -(long)bio_sectors(top));
+	if (BF_ACCT_COUNTS_AT_START) {
+		part_stat_add(disk->part0, ios[sgrp], -1);
+		part_stat_add(disk->part0, sectors[sgrp],
+			      -(long)acct->sectors);
+	}
 	part_stat_local_dec(disk->part0, in_flight[op_is_write(bio_op(top))]);
 	part_stat_unlock();
 }

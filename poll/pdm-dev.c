@@ -44,9 +44,9 @@ static void pdm_dev_uevent(struct pdm_dev *pd, const char *event);
 static void pdm_deferred_remove_work(struct work_struct *work);
 static DECLARE_WORK(pdm_deferred_work, pdm_deferred_remove_work);
 
-static int pdm_open(struct block_device *bdev, fmode_t mode)
+static int pdm_open_disk(struct gendisk *disk)
 {
-	struct pdm_dev *pd = bdev->bd_disk->private_data;
+	struct pdm_dev *pd = disk->private_data;
 	int ret = 0;
 
 	spin_lock(&pd->open_lock);
@@ -58,7 +58,7 @@ static int pdm_open(struct block_device *bdev, fmode_t mode)
 	return ret;
 }
 
-static void pdm_release(struct gendisk *disk, fmode_t mode)
+static void pdm_release_disk(struct gendisk *disk)
 {
 	struct pdm_dev *pd = disk->private_data;
 	bool remove;
@@ -70,6 +70,29 @@ static void pdm_release(struct gendisk *disk, fmode_t mode)
 	if (remove)
 		schedule_work(&pdm_deferred_work);
 }
+
+/* The open and release methods' arguments changed in 6.5. */
+#if BLKFAST_612
+static int pdm_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return pdm_open_disk(disk);
+}
+
+static void pdm_release(struct gendisk *disk)
+{
+	pdm_release_disk(disk);
+}
+#else
+static int pdm_open(struct block_device *bdev, fmode_t mode)
+{
+	return pdm_open_disk(bdev->bd_disk);
+}
+
+static void pdm_release(struct gendisk *disk, fmode_t mode)
+{
+	pdm_release_disk(disk);
+}
+#endif
 
 const struct block_device_operations pdm_fops = {
 	.owner		= THIS_MODULE,
@@ -303,24 +326,6 @@ static int pdm_dev_alloc_io(struct pdm_dev *pd)
 	return 0;
 }
 
-/*
- * 6.1's device_add_disk() links the holders registered before it
- * (bd_register_pending_holders()), and when a later step fails it drops
- * the disk's slaves/ directory without unlinking them; the
- * bd_unlink_disk_holder() of our unwinding then finds no slaves/ and
- * leaves each lower device's holders/ link to the dead disk behind.
- * Remove those links (none may exist: then this does nothing).
- */
-static void pdm_unlink_failed_holders(struct pdm_map *map,
-				      struct gendisk *disk)
-{
-	u32 i;
-
-	for (i = 0; i < map->nr_bdevs; i++)
-		sysfs_remove_link(map->bdevs[i]->bd_holder_dir,
-				  disk->disk_name);
-}
-
 /* The device whose uuid is @uuid, if any. */
 static struct pdm_dev *pdm_dev_find_uuid(const char *uuid)
 {
@@ -437,7 +442,7 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	strscpy(pd->uuid, args->uuid, sizeof(pd->uuid));
 	pd->read_only = args->read_only;
 	pd->shared = args->shared;
-	disk = blk_alloc_disk(NUMA_NO_NODE);
+	disk = bf_alloc_disk(NUMA_NO_NODE);
 	if (!disk) {
 		pdm_err(err, "%s: cannot allocate the disk", name);
 		goto free_dev;
@@ -448,8 +453,6 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 	disk->fops = &pdm_fops;
 	disk->private_data = pd;
 	disk->flags |= GENHD_FL_NO_PART;
-	/* I/O statistics, as a blk-mq disk has them: queue/iostats. */
-	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
 	snprintf(disk->disk_name, DISK_NAME_LEN, "pdm%d", pd->minor);
 	pd->disk = disk;
 	set_disk_ro(disk, pd->read_only);
@@ -478,13 +481,23 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 		ret = pdm_dev_check_overlap(pd, map, err);
 	if (ret)
 		goto unlock;
+	ret = pdm_map_apply(pd, map);
+	if (ret) {
+		pdm_err(err, "%s: the kernel refuses the table's limits", name);
+		goto unlock;
+	}
 	pd->map = map;
-	pdm_map_apply(pd, map);
 	pdm_assert_noio();
 	ret = device_add_disk(NULL, disk, pdm_attr_groups);
 	if (ret) {
 		pdm_err(err, "%s: cannot add the disk", name);
-		pdm_unlink_failed_holders(map, disk);
+		pd->map = NULL;
+		goto unlock;
+	}
+	ret = pdm_map_link_holders(pd, map, err);
+	if (ret) {
+		/* Never listed, never opened: no I/O can have reached it. */
+		del_gendisk(disk);
 		pd->map = NULL;
 		goto unlock;
 	}
@@ -577,7 +590,7 @@ static void pdm_fail_deferred(struct pdm_dev *pd)
 static void pdm_dev_thaw(struct pdm_dev *pd)
 {
 	if (pd->frozen) {
-		thaw_bdev(pd->disk->part0);
+		bf_bdev_thaw(pd->disk->part0);
 		pd->frozen = false;
 	}
 }
@@ -711,6 +724,12 @@ int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,
 	map = pdm_map_build(pd, text, len, read_only, err);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
+	ret = pdm_map_link_holders(pd, map, err);
+	if (ret) {
+		map->text = NULL;	/* the caller frees it on failure */
+		pdm_map_free(pd, map);
+		return ret;
+	}
 	mutex_lock(&pdm_ctl_mutex);
 	ret = pdm_map_check_stack(pd, map, err);
 	if (!ret)
@@ -773,7 +792,7 @@ int pdm_dev_suspend(struct pdm_dev *pd, bool lockfs, char *err)
 	if (pd->suspended)
 		return 0;
 	if (lockfs) {
-		ret = freeze_bdev(pd->disk->part0);
+		ret = bf_bdev_freeze(pd->disk->part0);
 		if (ret) {
 			pdm_err(err, "%s: cannot freeze its file system",
 				pd->name);
@@ -816,12 +835,18 @@ int pdm_dev_resume(struct pdm_dev *pd, bool lockfs, char *err)
 		ret = pdm_dev_suspend(pd, lockfs, err);
 		if (ret)
 			return ret;
+		/* Drained: the new limits may come before the new map. */
+		ret = pdm_map_apply(pd, pd->inactive);
+		if (ret) {
+			pdm_err(err, "%s: the kernel refuses the new table's limits; the device stays suspended",
+				pd->name);
+			return ret;
+		}
 		mutex_lock(&pdm_ctl_mutex);
 		old = pd->map;
 		WRITE_ONCE(pd->map, pd->inactive);
 		pd->inactive = NULL;
 		mutex_unlock(&pdm_ctl_mutex);
-		pdm_map_apply(pd, pd->map);
 	}
 	if (pd->suspended)
 		pdm_dev_unblock(pd);

@@ -379,7 +379,7 @@ void pdm_hybrid_end(struct pdm_dev *pd, const struct pdm_hybrid_pass *hy,
 	if (hy->woke)
 		pdm_sleep_judge(pd, hy->woke, !hy->waits &&
 				(left < pending || !pending ||
-				 (iob && !rq_list_empty(iob->req_list))));
+				 (iob && !bf_iob_empty(iob))));
 	if (hy->mode != PDM_HYBRID_SLEEP)
 		return;
 	/*

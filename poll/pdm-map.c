@@ -130,7 +130,8 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
 			seg->line, leg->dev);
 		return -ELOOP;
 	}
-	bdev = blkdev_get_by_dev(dev, map->mode, pdm_holder);
+	bdev = bf_bdev_open(dev, map->mode & FMODE_WRITE, pdm_holder,
+			    &leg->handle);
 	if (IS_ERR(bdev)) {
 		ret = PTR_ERR(bdev);
 		pdm_err(err, "line %u: %s: %s", seg->line, leg->dev,
@@ -171,16 +172,10 @@ static int pdm_leg_open(struct pdm_dev *pd, struct pdm_map *map,
 		ret = -EINVAL;
 		goto put;
 	}
-	ret = bd_link_disk_holder(bdev, pd->disk);
-	if (ret) {
-		pdm_err(err, "line %u: %s: cannot link holder", seg->line,
-			leg->dev);
-		goto put;
-	}
 	leg->bdev = bdev;
 	return 0;
 put:
-	blkdev_put(bdev, map->mode);
+	bf_bdev_close(bdev, map->mode & FMODE_WRITE, pdm_holder, leg->handle);
 	return ret;
 }
 
@@ -189,8 +184,8 @@ static void pdm_leg_close(struct pdm_dev *pd, struct pdm_map *map,
 {
 	if (!leg->bdev)
 		return;
-	bd_unlink_disk_holder(leg->bdev, pd->disk);
-	blkdev_put(leg->bdev, map->mode);
+	bf_bdev_close(leg->bdev, map->mode & FMODE_WRITE, pdm_holder,
+		      leg->handle);
 	leg->bdev = NULL;
 }
 
@@ -242,13 +237,13 @@ static int pdm_map_stack(struct pdm_map *map)
 					 get_start_sect(b) +
 					 seg->legs[l].offset);
 			if (map->poll &&
-			    !test_bit(QUEUE_FLAG_POLL, &q->queue_flags)) {
+			    !bf_queue_polls(q)) {
 				map->poll = false;
 				pdm_nopoll_why(map, b);
 			}
 			if (!bdev_nowait(b))
 				map->nowait = false;
-			if (test_bit(QUEUE_FLAG_WC, &q->queue_flags))
+			if (bf_queue_write_cache(q))
 				map->wc = true;
 			if (!bdev_max_discard_sectors(b))
 				map->discard = false;
@@ -351,7 +346,7 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 		pdm_err(err, "out of memory");
 		return ERR_PTR(-ENOMEM);
 	}
-	map->mode = FMODE_READ | FMODE_EXCL | (read_only ? 0 : FMODE_WRITE);
+	map->mode = FMODE_READ | (read_only ? 0 : FMODE_WRITE);
 	ret = pdm_table_parse(text, len, &map->spec, err, PDM_MSG_LEN);
 	if (ret) {
 		kfree(map);
@@ -378,6 +373,37 @@ fail:
 	return ERR_PTR(ret);
 }
 
+/**
+ * pdm_map_link_holders() - show a map's lower devices as the disk's slaves
+ * @pd:  the device, its disk added
+ * @map: a map built for it
+ * @err: PDM_MSG_LEN bytes for a message on failure
+ *
+ * One link per distinct lower device: holders/ under it, slaves/ under
+ * the disk, as dm makes them.  Only once the disk is added: 6.12 has no
+ * list of links waiting for add_disk, as 6.1 had, and refuses them.
+ *
+ * Return: 0, or an errno with none of the map's links left.
+ */
+int pdm_map_link_holders(struct pdm_dev *pd, struct pdm_map *map, char *err)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < map->nr_bdevs; i++) {
+		ret = bd_link_disk_holder(map->bdevs[i], pd->disk);
+		if (ret) {
+			pdm_err(err, "%pg: cannot link it as a holder of %pg",
+				pd->disk->part0, map->bdevs[i]);
+			while (i--)
+				bd_unlink_disk_holder(map->bdevs[i], pd->disk);
+			return ret;
+		}
+	}
+	map->holders_linked = true;
+	return 0;
+}
+
 /** pdm_map_free() - close a map's lower devices and free it (NULL is ok) */
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 {
@@ -385,6 +411,8 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
 
 	if (!map)
 		return;
+	for (s = 0; map->holders_linked && s < map->nr_bdevs; s++)
+		bd_unlink_disk_holder(map->bdevs[s], pd->disk);
 	for (s = 0; s < map->spec.nr_segs; s++)
 		for (l = 0; l < map->spec.segs[s].nr_legs; l++)
 			pdm_leg_close(pd, map, &map->spec.segs[s].legs[l]);
@@ -400,26 +428,52 @@ void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map)
  * pdm_map_apply() - make a map's size, limits and features the disk's
  * @pd:  the device, with no I/O in flight (new, or suspended and drained)
  * @map: the map about to go live
+ *
+ * io_uring issues with REQ_NOWAIT first and expects EAGAIN rather than a
+ * wait: NOWAIT is promised only if no leg may block.  The disk's own
+ * settings stay: queue/iostats, and on 6.12 queue/write_cache's "write
+ * through" (6.1 has it in the flag that blk_queue_write_cache() sets).
+ *
+ * Return: 0, or 6.12's refusal of the limits (nothing changed then).
  */
-void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map)
+int pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map)
 {
 	struct request_queue *q = pd->disk->queue;
+#if BLKFAST_612
+	const blk_features_t ours = BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA |
+				    BLK_FEAT_POLL | BLK_FEAT_NOWAIT |
+				    BLK_FEAT_IO_STAT;
+	struct queue_limits lim = queue_limits_start_update(q);
+	blk_features_t io_stat = lim.features & BLK_FEAT_IO_STAT;
+	blk_flags_t wc_off = lim.flags & BLK_FLAG_WRITE_CACHE_DISABLED;
+	int ret;
 
+	lim = map->limits;
+	lim.features = (lim.features & ~ours) | io_stat;
+	if (map->wc)
+		lim.features |= BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
+	if (map->poll)
+		lim.features |= BLK_FEAT_POLL;
+	if (map->nowait)
+		lim.features |= BLK_FEAT_NOWAIT;
+	lim.flags = (lim.flags & ~BLK_FLAG_WRITE_CACHE_DISABLED) | wc_off;
+	ret = queue_limits_commit_update(q, &lim);
+	if (ret)
+		return ret;
+#else
 	q->limits = map->limits;
 	blk_queue_write_cache(q, map->wc, map->wc);
 	if (map->poll)
 		blk_queue_flag_set(QUEUE_FLAG_POLL, q);
 	else
 		blk_queue_flag_clear(QUEUE_FLAG_POLL, q);
-	/*
-	 * io_uring issues with REQ_NOWAIT first and expects EAGAIN rather
-	 * than a wait: promise that only if no leg may block.
-	 */
 	if (map->nowait)
 		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	else
 		blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, q);
+#endif
 	set_capacity_and_notify(pd->disk, map->spec.sectors);
+	return 0;
 }
 
 /*
@@ -514,8 +568,7 @@ size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,
 				bdev_get_queue(seg->legs[l].bdev);
 
 			at = pdm_appendf(buf, size, at, "%c",
-					 test_bit(QUEUE_FLAG_POLL,
-						  &q->queue_flags) ? 'P' : 'I');
+					 bf_queue_polls(q) ? 'P' : 'I');
 		}
 		at = pdm_appendf(buf, size, at, "\n");
 	}

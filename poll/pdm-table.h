@@ -39,6 +39,7 @@ struct pdm_leg_spec {
 	const char *dev;	/* points into the parsed text */
 	u64 offset;		/* sectors into the lower device */
 	void *bdev;		/* kernel: the opened lower device; NULL here */
+	void *handle;		/* kernel: what closes it (kcompat.h) */
 	u32 dev_idx;		/* kernel: bdev's index in the map's bdevs[] */
 };
 

@@ -52,6 +52,7 @@ struct pdm_map {
 	/* where each lies on its whole disk: for the overlap check */
 	struct pdm_dev_base *bases;
 	u32 nr_bdevs;
+	bool holders_linked;		/* pdm_map_link_holders() */
 	/*
 	 * Hybrid polling's learned completion time per bdevs[] entry and
 	 * direction (0 read, 1 write), a lower quartile (pdm-hybrid.h): a
@@ -343,7 +344,8 @@ struct pdm_map *pdm_map_build(struct pdm_dev *pd, char *text, size_t len,
 			      bool read_only, char *err);
 int pdm_map_check_stack(struct pdm_dev *pd, struct pdm_map *map, char *err);
 void pdm_map_free(struct pdm_dev *pd, struct pdm_map *map);
-void pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
+int pdm_map_apply(struct pdm_dev *pd, struct pdm_map *map);
+int pdm_map_link_holders(struct pdm_dev *pd, struct pdm_map *map, char *err);
 size_t pdm_map_format_table(const struct pdm_map *map, char *buf,
 			    size_t size);
 size_t pdm_map_format_status(struct pdm_dev *pd, const struct pdm_map *map,

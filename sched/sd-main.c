@@ -14,14 +14,63 @@
 #include <linux/sbitmap.h>
 #include <linux/slab.h>
 #include <trace/events/block.h>
+#include <blkfast/kcompat.h>
 
 #include <block/elevator.h>
 #include <block/blk-mq.h>
 #include <block/blk-mq-debugfs.h>
 #include <block/blk-mq-sched.h>
-#include <block/blk-mq-tag.h>
+#if !BLKFAST_612
+#include <block/blk-mq-tag.h>	/* in blk-mq.h on 6.12 */
+#endif
 
 #include "split-deadline.h"
+
+/*
+ * Zone write locking.  On 6.1 the elevator serialises writes per zone, as
+ * mq-deadline does there.  6.12 plugs zoned writes before they reach the
+ * elevator (zone write plugging, 6.10) and its mq-deadline has no zone
+ * handling: these say "not zoned" and do nothing there.
+ */
+static inline bool sd_zoned(struct request_queue *q)
+{
+	return !BLKFAST_612 && blk_queue_is_zoned(q);
+}
+
+#if BLKFAST_612
+static inline bool sd_zone_can_dispatch(struct request *rq)
+{
+	return true;
+}
+
+static inline void sd_zone_lock(struct request *rq) { }
+static inline void sd_zone_unlock(struct request *rq) { }
+
+static inline bool sd_zone_locked(struct request *rq)
+{
+	return false;
+}
+#else
+static inline bool sd_zone_can_dispatch(struct request *rq)
+{
+	return blk_req_can_dispatch_to_zone(rq);
+}
+
+static inline void sd_zone_lock(struct request *rq)
+{
+	blk_req_zone_write_lock(rq);
+}
+
+static inline void sd_zone_unlock(struct request *rq)
+{
+	blk_req_zone_write_unlock(rq);
+}
+
+static inline bool sd_zone_locked(struct request *rq)
+{
+	return rq->rq_flags & RQF_ZONE_WRITE_LOCKED;
+}
+#endif
 
 static const int read_expire = HZ / 2;
 static const int write_expire = 5 * HZ;
@@ -191,7 +240,7 @@ static bool sd_insert_locked(struct request_queue *q, struct sd_sched *sd,
 	lockdep_assert_held(&sd->dispatch_lock);
 
 	/* A requeued zoned write gives back its zone write lock. */
-	blk_req_zone_write_unlock(rq);
+	sd_zone_unlock(rq);
 
 	/*
 	 * Count a request once, however often it is requeued; a requeued
@@ -357,6 +406,16 @@ stage:
 	/* Pairs with the barrier in sd_dispatch_request(); see there. */
 	smp_mb();
 }
+
+#if BLKFAST_612
+/* 6.12's insert method says "at head" in flags (6.5). */
+static void sd_insert_requests_flags(struct blk_mq_hw_ctx *hctx,
+				     struct list_head *list,
+				     blk_insert_t flags)
+{
+	sd_insert_requests(hctx, list, flags & BLK_MQ_INSERT_AT_HEAD);
+}
+#endif
 
 static void sd_prepare_request(struct request *rq)
 {
@@ -530,12 +589,12 @@ static struct request *sd_fifo_request(struct sd_sched *sd,
 	if (list_empty(&pp->fifo_list[dir]))
 		return NULL;
 	rq = rq_entry_fifo(pp->fifo_list[dir].next);
-	if (dir == SD_READ || !blk_queue_is_zoned(rq->q))
+	if (dir == SD_READ || !sd_zoned(rq->q))
 		return rq;
 
 	spin_lock_irqsave(&sd->zone_lock, flags);
 	list_for_each_entry(rq, &pp->fifo_list[SD_WRITE], queuelist) {
-		if (blk_req_can_dispatch_to_zone(rq) &&
+		if (sd_zone_can_dispatch(rq) &&
 		    (blk_queue_nonrot(rq->q) || !sd_is_seq_write(rq)))
 			goto out;
 	}
@@ -552,11 +611,11 @@ static struct request *sd_next_request(struct sd_sched *sd,
 	struct request *rq = pp->next_rq[dir];
 	unsigned long flags;
 
-	if (!rq || dir == SD_READ || !blk_queue_is_zoned(rq->q))
+	if (!rq || dir == SD_READ || !sd_zoned(rq->q))
 		return rq;
 
 	spin_lock_irqsave(&sd->zone_lock, flags);
-	while (rq && !blk_req_can_dispatch_to_zone(rq)) {
+	while (rq && !sd_zone_can_dispatch(rq)) {
 		if (blk_queue_nonrot(rq->q))
 			rq = sd_latter_request(rq);
 		else
@@ -640,7 +699,7 @@ dispatch:
 	sd_remove_request(rq->q, pp, rq);
 done:
 	sd->per_prio[sd_rq_prio(rq)].stats.dispatched++;
-	blk_req_zone_write_lock(rq);
+	sd_zone_lock(rq);
 	rq->rq_flags |= RQF_STARTED;
 	return rq;
 }
@@ -856,9 +915,9 @@ static void sd_finish_request(struct request *rq)
 		return;
 	atomic_inc(&sd->per_prio[sd_rq_prio(rq)].stats.completed);
 
-	if (blk_queue_is_zoned(q) && (rq->rq_flags & RQF_ZONE_WRITE_LOCKED)) {
+	if (sd_zoned(q) && sd_zone_locked(rq)) {
 		spin_lock_irqsave(&sd->zone_lock, flags);
-		blk_req_zone_write_unlock(rq);
+		sd_zone_unlock(rq);
 		spin_unlock_irqrestore(&sd->zone_lock, flags);
 		/*
 		 * The unlock, then the count: a pass that found the zone
@@ -992,7 +1051,11 @@ static struct elevator_type split_deadline = {
 	.ops = {
 		.depth_updated		= sd_depth_updated,
 		.limit_depth		= sd_limit_depth,
+#if BLKFAST_612
+		.insert_requests	= sd_insert_requests_flags,
+#else
 		.insert_requests	= sd_insert_requests,
+#endif
 		.dispatch_request	= sd_dispatch_request,
 		.prepare_request	= sd_prepare_request,
 		.finish_request		= sd_finish_request,
@@ -1012,7 +1075,9 @@ static struct elevator_type split_deadline = {
 #endif
 	.elevator_attrs		= sd_attrs,
 	.elevator_name		= "split-deadline",
+#if !BLKFAST_612
 	.elevator_features	= ELEVATOR_F_ZBD_SEQ_WRITE,
+#endif
 	.elevator_owner		= THIS_MODULE,
 };
 MODULE_ALIAS("split-deadline-iosched");

@@ -54,6 +54,7 @@
 #include <linux/blk-mq.h>
 #include <linux/llist.h>
 #include <linux/spinlock.h>
+#include <blkfast/kcompat.h>
 #include <linux/rbtree.h>
 
 #include <block/elevator.h>

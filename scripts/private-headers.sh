@@ -21,8 +21,7 @@ if [ "${1:-}" = --check ]; then
 	set -- "$1" "" "${2:-}"
 fi
 kdir=$1 out=$2 ksrc=${3:-}
-headers=(elevator.h blk-mq.h blk-stat.h blk-mq-tag.h blk-mq-sched.h
-	 blk-mq-debugfs.h)
+headers=(elevator.h blk-mq.h blk-stat.h blk-mq-sched.h blk-mq-debugfs.h)
 
 version_of_makefile() {
 	awk -F' *= *' '$1=="VERSION"{v=$2} $1=="PATCHLEVEL"{p=$2}
@@ -38,6 +37,8 @@ kver=$(MAKEFLAGS='' make -s --no-print-directory -C "$kdir" kernelversion \
 	exit 1
 }
 series=${kver%.*}
+# 6.12 has blk-mq-tag.h's declarations in blk-mq.h.
+[ "$series" != 6.1 ] || headers+=(blk-mq-tag.h)
 
 # The fix to print: linux-source at exactly the version of the headers
 # package that KDIR belongs to (Debian revisions of one 6.1.y may differ in

@@ -9,6 +9,7 @@
 
 #ifdef __KERNEL__
 #include <linux/compiler.h>
+#include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/types.h>
 #include <linux/math64.h>

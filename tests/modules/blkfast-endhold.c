@@ -31,6 +31,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/wait.h>
+#include <blkfast/kcompat.h>
 
 #define ENDHOLD_WAIT	(5 * HZ)
 
@@ -64,6 +65,7 @@ static void endhold_end_io(struct bio *bio)
 static int endhold_submit(const char *val, const struct kernel_param *kp)
 {
 	struct block_device *bdev;
+	void *handle;
 	char *path;
 	int ret = 0;
 
@@ -76,7 +78,7 @@ static int endhold_submit(const char *val, const struct kernel_param *kp)
 		ret = -EBUSY;
 		goto out;
 	}
-	bdev = blkdev_get_by_path(path, FMODE_READ, NULL);
+	bdev = bf_bdev_open_path(path, false, NULL, &handle);
 	if (IS_ERR(bdev)) {
 		ret = PTR_ERR(bdev);
 		goto out;
@@ -89,7 +91,7 @@ static int endhold_submit(const char *val, const struct kernel_param *kp)
 	__bio_add_page(&endhold_bio, endhold_page, PAGE_SIZE, 0);
 	submit_bio(&endhold_bio);
 	/* As the submitter that closes once its bio is out. */
-	blkdev_put(bdev, FMODE_READ);
+	bf_bdev_close(bdev, false, NULL, handle);
 out:
 	mutex_unlock(&endhold_mutex);
 	kfree(path);

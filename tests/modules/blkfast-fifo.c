@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <blkfast/kcompat.h>
 
 #include <block/elevator.h>
 #include <block/blk-mq-sched.h>
@@ -61,6 +62,20 @@ static void bf_insert_requests(struct blk_mq_hw_ctx *hctx,
 		list_splice_tail_init(list, &f->list);
 	spin_unlock(&f->lock);
 }
+
+#if BLKFAST_612
+/* 6.12's insert method says "at head" in flags (6.5). */
+static void bf_insert_requests_flags(struct blk_mq_hw_ctx *hctx,
+				     struct list_head *list,
+				     blk_insert_t flags)
+{
+	bf_insert_requests(hctx, list, flags & BLK_MQ_INSERT_AT_HEAD);
+}
+
+#define BF_INSERT	bf_insert_requests_flags
+#else
+#define BF_INSERT	bf_insert_requests
+#endif
 
 static struct request *bf_dispatch_request(struct blk_mq_hw_ctx *hctx)
 {
@@ -136,7 +151,7 @@ static void bf_exit_hctx(struct blk_mq_hw_ctx *hctx, unsigned int idx)
 
 static struct elevator_type bf_fifo_hctx = {
 	.ops = {
-		.insert_requests	= bf_insert_requests,
+		.insert_requests	= BF_INSERT,
 		.dispatch_request	= bf_dispatch_request,
 		.has_work		= bf_has_work,
 		.init_sched		= bf_init_hctx_sched,
@@ -150,7 +165,7 @@ static struct elevator_type bf_fifo_hctx = {
 
 static struct elevator_type bf_fifo_global = {
 	.ops = {
-		.insert_requests	= bf_insert_requests,
+		.insert_requests	= BF_INSERT,
 		.dispatch_request	= bf_dispatch_request,
 		.has_work		= bf_has_work,
 		.init_sched		= bf_init_global,

@@ -38,6 +38,7 @@
 #include <linux/module.h>
 #include <linux/sched/rt.h>
 #include <linux/sched/types.h>
+#include <blkfast/kcompat.h>
 #include <uapi/linux/sched/types.h>
 
 static char *symbol = "sd_dispatch_prio";
@@ -69,6 +70,7 @@ module_param(quiet_hctx, uint, 0444);
 MODULE_PARM_DESC(quiet_hctx, "The hardware queue of quiet_disk watched");
 
 static struct block_device *quiet_bdev;
+static void *quiet_handle;	/* kcompat.h */
 static struct task_struct *hog_task;
 /* Busy loops still to run. */
 static atomic_t hog_armed = ATOMIC_INIT(0);
@@ -198,7 +200,8 @@ static int __init hog_init(void)
 		return -EINVAL;
 	attr.sched_priority = prio;
 	if (*quiet_disk) {
-		quiet_bdev = blkdev_get_by_path(quiet_disk, FMODE_READ, NULL);
+		quiet_bdev = bf_bdev_open_path(quiet_disk, false, NULL,
+					       &quiet_handle);
 		if (IS_ERR(quiet_bdev)) {
 			ret = PTR_ERR(quiet_bdev);
 			quiet_bdev = NULL;
@@ -227,7 +230,7 @@ stop:
 	kthread_stop(hog_task);
 put:
 	if (quiet_bdev)
-		blkdev_put(quiet_bdev, FMODE_READ);
+		bf_bdev_close(quiet_bdev, false, NULL, quiet_handle);
 	return ret;
 }
 
@@ -241,7 +244,7 @@ static void __exit hog_exit(void)
 	if (victim)
 		put_task_struct(victim);
 	if (quiet_bdev)
-		blkdev_put(quiet_bdev, FMODE_READ);
+		bf_bdev_close(quiet_bdev, false, NULL, quiet_handle);
 }
 
 module_init(hog_init);

@@ -45,6 +45,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <blkfast/kcompat.h>
 
 #include "../../sched/split-deadline.h"
 
@@ -98,6 +99,7 @@ static size_t lh_size;
 static struct request_queue *lh_q;	/* for its requests, swept */
 static struct task_struct *lh_task;
 static struct block_device *lh_bdev;
+static void *lh_handle;		/* kcompat.h */
 static DEFINE_MUTEX(lh_mutex);
 
 static void lh_pass(u64 now, int phase)
@@ -358,14 +360,14 @@ static int __init lh_init(void)
 {
 	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
 		return -EINVAL;
-	lh_bdev = blkdev_get_by_path(dev, FMODE_READ, &lh_bdev);
+	lh_bdev = bf_bdev_open_path(dev, false, NULL, &lh_handle);
 	return PTR_ERR_OR_ZERO(lh_bdev);
 }
 
 static void __exit lh_exit(void)
 {
 	lh_stop_sampler();
-	blkdev_put(lh_bdev, FMODE_READ);
+	bf_bdev_close(lh_bdev, false, NULL, lh_handle);
 }
 
 module_init(lh_init);

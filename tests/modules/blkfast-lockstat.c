@@ -31,6 +31,7 @@
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <blkfast/kcompat.h>
 #include <asm/unwind.h>
 
 #include "../../sched/split-deadline.h"
@@ -64,6 +65,7 @@ static struct {
 static struct ls_count ls_counts[LS_SLOTS][LS_SIDES];
 static DEFINE_MUTEX(ls_mutex);
 static struct block_device *ls_bdev;
+static void *ls_handle;		/* kcompat.h */
 static DEFINE_PER_CPU(char[KSYM_SYMBOL_LEN], ls_symbuf);
 
 struct ls_entry {
@@ -226,14 +228,14 @@ static int __init ls_init(void)
 {
 	int ret;
 
-	ls_bdev = blkdev_get_by_path(dev, FMODE_READ, &ls_bdev);
+	ls_bdev = bf_bdev_open_path(dev, false, NULL, &ls_handle);
 	if (IS_ERR(ls_bdev))
 		return PTR_ERR(ls_bdev);
 	ret = register_kretprobe(&ls_probe);
 	if (ret) {
 		pr_err("blkfast-lockstat: cannot probe %s: %d\n",
 		       ls_probe.kp.symbol_name, ret);
-		blkdev_put(ls_bdev, FMODE_READ);
+		bf_bdev_close(ls_bdev, false, NULL, ls_handle);
 	}
 	return ret;
 }
@@ -241,7 +243,7 @@ static int __init ls_init(void)
 static void __exit ls_exit(void)
 {
 	unregister_kretprobe(&ls_probe);
-	blkdev_put(ls_bdev, FMODE_READ);
+	bf_bdev_close(ls_bdev, false, NULL, ls_handle);
 }
 
 module_init(ls_init);

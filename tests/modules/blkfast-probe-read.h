@@ -18,12 +18,14 @@
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/mutex.h>
+#include <blkfast/kcompat.h>
 
 /* A read this slow waited for something: blk-mq's 3 ms rerun, say. */
 #define PROBE_READ_SLOW_NS	(2 * NSEC_PER_MSEC)
 
 struct probe_read {
 	struct block_device *bdev;
+	void *handle;			/* kcompat.h */
 	struct page *page;
 	struct bio bio;
 	struct bio_vec bvec;
@@ -41,7 +43,7 @@ static inline int probe_read_open(struct probe_read *pr, const char *path)
 	pr->page = alloc_page(GFP_KERNEL);
 	if (!pr->page)
 		return -ENOMEM;
-	pr->bdev = blkdev_get_by_path(path, FMODE_READ, pr);
+	pr->bdev = bf_bdev_open_path(path, false, NULL, &pr->handle);
 	if (IS_ERR(pr->bdev)) {
 		__free_page(pr->page);
 		return PTR_ERR(pr->bdev);
@@ -52,7 +54,7 @@ static inline int probe_read_open(struct probe_read *pr, const char *path)
 
 static inline void probe_read_close(struct probe_read *pr)
 {
-	blkdev_put(pr->bdev, FMODE_READ);
+	bf_bdev_close(pr->bdev, false, NULL, pr->handle);
 	__free_page(pr->page);
 }
 

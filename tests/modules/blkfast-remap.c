@@ -28,6 +28,7 @@
 #include <linux/module.h>
 #include <linux/percpu-refcount.h>
 #include <linux/slab.h>
+#include <blkfast/kcompat.h>
 
 static char *lower;
 module_param(lower, charp, 0444);
@@ -37,11 +38,13 @@ static char *lower2;
 module_param(lower2, charp, 0444);
 MODULE_PARM_DESC(lower2, "Path of the lower block device of bfremap1, the floor with pdm's duties (optional)");
 
-/* Exclusive, so that nothing else writes under the floor's feet. */
-static const fmode_t bf_mode = FMODE_READ | FMODE_WRITE | FMODE_EXCL;
-
+/*
+ * The lower devices are opened exclusively (a holder), so that nothing
+ * else writes under the floor's feet.
+ */
 struct bf_disk {
 	struct block_device *lower;
+	void *lower_handle;		/* kcompat.h */
 	struct gendisk *disk;
 };
 
@@ -54,6 +57,7 @@ struct bf_record {
 	bio_end_io_t *end_io;
 	void *private;
 	unsigned long start;
+	unsigned int sectors;
 };
 
 static struct kmem_cache *bf_records;
@@ -72,7 +76,7 @@ static void bf_duty_endio(struct bio *bio)
 	bio->bi_bdev = r->bdev;
 	bio->bi_end_io = r->end_io;
 	bio->bi_private = r->private;
-	bdev_end_io_acct(r->bdev, bio_op(bio), r->start);
+	bf_end_io_acct(r->bdev, bio_op(bio), r->sectors, r->start);
 	kmem_cache_free(bf_records, r);
 	bio_endio(bio);
 	percpu_ref_put(&bf_active);
@@ -96,8 +100,9 @@ static void bf_duty_submit_bio(struct bio *bio)
 	r->bdev = bio->bi_bdev;
 	r->end_io = bio->bi_end_io;
 	r->private = bio->bi_private;
-	r->start = bdev_start_io_acct(bio->bi_bdev, bio_sectors(bio),
-				      bio_op(bio), jiffies);
+	r->sectors = bio_sectors(bio);
+	r->start = jiffies;
+	bf_start_io_acct(bio->bi_bdev, r->sectors, bio_op(bio), r->start);
 	bio->bi_end_io = bf_duty_endio;
 	bio->bi_private = r;
 	bio_set_dev(bio, bf_disks[1].lower);
@@ -125,7 +130,7 @@ static void bf_disk_put(struct bf_disk *d)
 		put_disk(d->disk);
 	}
 	if (d->lower)
-		blkdev_put(d->lower, bf_mode);
+		bf_bdev_close(d->lower, true, d, d->lower_handle);
 }
 
 /* Disk @n of the module over @path, with @fops; logs why it fails. */
@@ -133,20 +138,52 @@ static int bf_disk_add(int n, const char *path,
 		       const struct block_device_operations *fops)
 {
 	struct bf_disk *d = &bf_disks[n];
-	struct request_queue *lq, *q;
+	const bool duty = fops == &bf_duty_fops;
+	struct request_queue *lq;
 	struct block_device *b;
 	struct gendisk *disk;
+	void *handle;
 	int ret;
 
-	b = blkdev_get_by_path(path, bf_mode, &bf_disks[n]);
+	b = bf_bdev_open_path(path, true, d, &handle);
 	if (IS_ERR(b)) {
 		pr_err("blkfast-remap: cannot open %s: %ld\n", path,
 		       PTR_ERR(b));
 		return PTR_ERR(b);
 	}
+	/*
+	 * Polled bios are NOWAIT; they are polled on the lower queue.
+	 * bfremap1 accounts, as a blk-mq disk (and pdm) does.
+	 */
+	lq = bdev_get_queue(b);
+#if BLKFAST_612
+	{
+		struct queue_limits lim;
+
+		blk_set_stacking_limits(&lim);
+		lim.features |= BLK_FEAT_NOWAIT | BLK_FEAT_POLL |
+				(duty ? BLK_FEAT_IO_STAT : 0);
+		blk_stack_limits(&lim, &lq->limits, 0);
+		disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+		if (IS_ERR(disk))
+			disk = NULL;
+	}
+#else
 	disk = blk_alloc_disk(NUMA_NO_NODE);
+	if (disk) {
+		struct request_queue *q = disk->queue;
+
+		blk_set_stacking_limits(&q->limits);
+		blk_stack_limits(&q->limits, &lq->limits, 0);
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
+		if (test_bit(QUEUE_FLAG_POLL, &lq->queue_flags))
+			blk_queue_flag_set(QUEUE_FLAG_POLL, q);
+		if (duty)
+			blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	}
+#endif
 	if (!disk) {
-		blkdev_put(b, bf_mode);
+		bf_bdev_close(b, true, d, handle);
 		return -ENOMEM;
 	}
 	disk->major = bf_major;
@@ -154,27 +191,16 @@ static int bf_disk_add(int n, const char *path,
 	disk->minors = 1;
 	disk->fops = fops;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "bfremap%d", n);
-
-	q = disk->queue;
-	lq = bdev_get_queue(b);
-	blk_set_stacking_limits(&q->limits);
-	blk_stack_limits(&q->limits, &lq->limits, 0);
-	/* Polled bios are NOWAIT; they are polled on the lower queue. */
-	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
-	if (test_bit(QUEUE_FLAG_POLL, &lq->queue_flags))
-		blk_queue_flag_set(QUEUE_FLAG_POLL, q);
-	/* bfremap1 accounts, as a blk-mq disk (and pdm) does. */
-	if (fops == &bf_duty_fops)
-		blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	set_capacity(disk, bdev_nr_sectors(b));
 
 	/* add_disk() reads the partition table through it. */
 	d->lower = b;
+	d->lower_handle = handle;
 	ret = add_disk(disk);
 	if (ret) {
 		d->lower = NULL;
 		put_disk(disk);
-		blkdev_put(b, bf_mode);
+		bf_bdev_close(b, true, d, handle);
 		return ret;
 	}
 	d->disk = disk;

@@ -29,6 +29,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <blkfast/kcompat.h>
 
 #include "../../sched/split-deadline.h"
 
@@ -260,7 +261,7 @@ static int __init requeue_init(void)
 	if (ret)
 		goto unregister;
 
-	requeue_disk = blk_mq_alloc_disk(&requeue_set, NULL);
+	requeue_disk = bf_mq_alloc_disk(&requeue_set, NULL);
 	if (IS_ERR(requeue_disk)) {
 		ret = PTR_ERR(requeue_disk);
 		goto free_set;

@@ -24,6 +24,7 @@
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/vmalloc.h>
+#include <blkfast/kcompat.h>
 
 /* Writable: a benchmark compares service times in one boot. */
 static unsigned int service_us = 50;
@@ -274,7 +275,7 @@ static int __init slowpoll_init(void)
 	if (ret)
 		goto unregister;
 
-	slowpoll_disk = blk_mq_alloc_disk(&slowpoll_set, NULL);
+	slowpoll_disk = bf_mq_alloc_disk(&slowpoll_set, NULL);
 	if (IS_ERR(slowpoll_disk)) {
 		ret = PTR_ERR(slowpoll_disk);
 		goto free_set;
@@ -285,10 +286,24 @@ static int __init slowpoll_init(void)
 	slowpoll_disk->fops = &slowpoll_fops;
 	strscpy(slowpoll_disk->disk_name, "slowpoll0", DISK_NAME_LEN);
 	set_capacity(slowpoll_disk, (sector_t)size_mb << (20 - SECTOR_SHIFT));
+#if BLKFAST_612
+	{
+		struct queue_limits lim =
+			queue_limits_start_update(slowpoll_disk->queue);
+
+		lim.features &= ~BLK_FEAT_ROTATIONAL;
+		if (secure_erase)
+			lim.max_secure_erase_sectors = UINT_MAX >> SECTOR_SHIFT;
+		ret = queue_limits_commit_update(slowpoll_disk->queue, &lim);
+		if (ret)
+			goto put_disk;
+	}
+#else
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, slowpoll_disk->queue);
 	if (secure_erase)
 		blk_queue_max_secure_erase_sectors(slowpoll_disk->queue,
 						   UINT_MAX >> SECTOR_SHIFT);
+#endif
 	ret = add_disk(slowpoll_disk);
 	if (ret)
 		goto put_disk;

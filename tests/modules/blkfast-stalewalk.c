@@ -44,6 +44,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/workqueue.h>
+#include <blkfast/kcompat.h>
 
 #include "pdm.h"
 
@@ -62,6 +63,7 @@ static DEFINE_MUTEX(stale_mutex);	/* one "rounds" write at a time */
 /* The rounds' state; stale_mutex, and A's and W's hand-offs. */
 static struct {
 	struct block_device *bdev;
+	void *bdev_handle;		/* kcompat.h */
 	struct page *page;
 	struct bio bio;			/* B */
 	struct bio_vec bvec;
@@ -228,7 +230,7 @@ static int __init stale_init(void)
 	sw.page = alloc_page(GFP_KERNEL);
 	if (!sw.page)
 		return -ENOMEM;
-	sw.bdev = blkdev_get_by_path(dev, FMODE_READ, &sw);
+	sw.bdev = bf_bdev_open_path(dev, false, NULL, &sw.bdev_handle);
 	if (IS_ERR(sw.bdev)) {
 		ret = PTR_ERR(sw.bdev);
 		goto out_page;
@@ -241,7 +243,7 @@ static int __init stale_init(void)
 		goto out_bdev;
 	return 0;
 out_bdev:
-	blkdev_put(sw.bdev, FMODE_READ);
+	bf_bdev_close(sw.bdev, false, NULL, sw.bdev_handle);
 out_page:
 	__free_page(sw.page);
 	return ret;
@@ -251,7 +253,7 @@ static void __exit stale_exit(void)
 {
 	unregister_kprobe(&stale_probe);
 	flush_work(&sw.w_work);
-	blkdev_put(sw.bdev, FMODE_READ);
+	bf_bdev_close(sw.bdev, false, NULL, sw.bdev_handle);
 	__free_page(sw.page);
 }
 

@@ -48,6 +48,7 @@
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/workqueue.h>
+#include <blkfast/kcompat.h>
 
 #include "blkfast-probe-read.h"
 
@@ -87,6 +88,7 @@ static DEFINE_MUTEX(zw_mutex);		/* one "probes" write at a time */
 /* The probes' state: zw_mutex, and the hand-offs between CPUs below. */
 static struct {
 	struct block_device *bdev;
+	void *bdev_handle;		/* kcompat.h */
 	struct request_queue *q;
 	struct page *page;
 	struct zw_write w1, w2;
@@ -288,7 +290,7 @@ static int __init zw_init(void)
 	zw.page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!zw.page)
 		return -ENOMEM;
-	zw.bdev = blkdev_get_by_path(dev, FMODE_READ | FMODE_WRITE, &zw);
+	zw.bdev = bf_bdev_open_path(dev, true, NULL, &zw.bdev_handle);
 	if (IS_ERR(zw.bdev)) {
 		ret = PTR_ERR(zw.bdev);
 		goto out_page;
@@ -321,7 +323,7 @@ out_issue:
 	unregister_kprobe(&zw_issue_kp);
 out_bdev:
 	pr_err("blkfast-zonewin: cannot set up on %s: %d\n", dev, ret);
-	blkdev_put(zw.bdev, FMODE_READ | FMODE_WRITE);
+	bf_bdev_close(zw.bdev, true, NULL, zw.bdev_handle);
 out_page:
 	__free_page(zw.page);
 	return ret;
@@ -333,7 +335,7 @@ static void __exit zw_exit(void)
 	unregister_kprobe(&zw_entry_kp);
 	unregister_kprobe(&zw_issue_kp);
 	flush_work(&zw.w1_work);
-	blkdev_put(zw.bdev, FMODE_READ | FMODE_WRITE);
+	bf_bdev_close(zw.bdev, true, NULL, zw.bdev_handle);
 	__free_page(zw.page);
 }
 
