@@ -754,9 +754,11 @@ int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,
  */
 static void pdm_dev_unblock(struct pdm_dev *pd)
 {
+	bool poll = pd->map && pd->map->poll;
 	struct bio_list list;
 	struct bio *bio;
 
+	lockdep_assert_held(&pd->lock);
 	percpu_ref_resurrect(&pd->active);
 	list = pdm_take_deferred(pd, true);
 	while ((bio = bio_list_pop(&list))) {
@@ -767,6 +769,14 @@ static void pdm_dev_unblock(struct pdm_dev *pd)
 		 * reissue that never comes).  This task may wait.
 		 */
 		bio->bi_opf &= ~REQ_NOWAIT;
+		/*
+		 * A polled bio held back for a table that cannot poll
+		 * completes by interrupt, as at its submission to a disk
+		 * that cannot: 6.1 clears the flag there, where 6.12 would
+		 * fail the bio (EOPNOTSUPP) on its way back in.
+		 */
+		if (!poll)
+			bio_clear_polled(bio);
 		submit_bio_noacct(bio);
 	}
 	pdm_dev_thaw(pd);

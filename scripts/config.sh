@@ -11,7 +11,13 @@ BLKFAST_DEFAULT_FLAVOUR=amd64
 # those, plus "debug", built here from the same source with lockdep, KFENCE,
 # kmemleak and fault injection (scripts/debug-kernel.sh).
 BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
-BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug"
+# Debian's 6.12 line (Debian 12's bookworm-security, Debian 13), booted
+# as the guest flavour "6.12-amd64": its image and headers packages at
+# this version, unpacked into the cache (the headers package would
+# install the kernel on the host), and linux-source-6.12 at the same.
+KABI_612=6.12.118+deb12
+KPKG_612=6.12.118-1~deb12u1
+BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug 6.12-amd64"
 BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-$BLKFAST_DEFAULT_FLAVOUR}}
 case " $BLKFAST_GUEST_FLAVOURS " in
 *" $BLKFAST_FLAVOUR "*) ;;
@@ -25,22 +31,34 @@ KSRC_TARBALL=${KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 BLKFAST_CACHE=${BLKFAST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/blkfast}
 mkdir -p "$BLKFAST_CACHE"
 
-guest_kernel_dir() {
-	echo "$BLKFAST_CACHE/linux-image-$KABI-$1"
+guest_kver() {
+	case $1 in
+	6.12-*) echo "$KABI_612-${1#6.12-}" ;;
+	*) echo "$KABI-$1" ;;
+	esac
 }
 
-guest_kver() {
-	echo "$KABI-$1"
+guest_kernel_dir() {
+	echo "$BLKFAST_CACHE/linux-image-$(guest_kver "$1")"
+}
+
+# guest_series FLAVOUR: the kernel line, 6.1 or 6.12.
+guest_series() {
+	case $1 in
+	6.12-*) echo 6.12 ;;
+	*) echo 6.1 ;;
+	esac
 }
 
 # The tree that modules for a guest flavour build against: Debian's headers
-# package, or the debug kernel's own build tree.
+# package (installed for 6.1, unpacked into the cache for 6.12), or the
+# debug kernel's own build tree.
 guest_kdir() {
-	if [ "$1" = debug ]; then
-		echo "$(guest_kernel_dir debug)/build"
-	else
-		echo "/usr/src/linux-headers-$KABI-$1"
-	fi
+	case $1 in
+	debug) echo "$(guest_kernel_dir debug)/build" ;;
+	6.12-*) echo "$BLKFAST_CACHE/linux-headers-$(guest_kver "$1")/usr/src/linux-headers-$(guest_kver "$1")" ;;
+	*) echo "/usr/src/linux-headers-$KABI-$1" ;;
+	esac
 }
 
 # What a guest kernel must never print (scripts/vm.sh, the Debian system

@@ -81,33 +81,77 @@ have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' linux-source-6.1 \
 	2>/dev/null || true)
 [ "$have" = "installed $want" ] || install "linux-source-6.1=$want"
 
+# The 6.12 guest: its source at the pinned version, as for 6.1; pahole,
+# which its headers' kbuild runs for the modules' BTF; zstd, which its
+# compressed image is unpacked with.
+series=$(guest_series "$flavour")
+if [ "$series" = 6.12 ]; then
+	missing=()
+	for p in pahole zstd; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null ||
+		     true)
+		[ "$st" = installed ] || missing+=("$p")
+	done
+	have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' \
+		linux-source-6.12 2>/dev/null || true)
+	[ "$have" = "installed $KPKG_612" ] ||
+		missing+=("linux-source-6.12=$KPKG_612")
+	[ ${#missing[@]} -eq 0 ] || install "${missing[@]}"
+fi
+
 # The debug kernel is built, from the source package, on Debian's config.
 if [ "$flavour" = debug ]; then
 	"$here/debug-kernel.sh" >/dev/null
 	exit 0
 fi
 
-# The guest kernel: unpack the image package into the cache, never install.
-kdir=$(guest_kernel_dir "$flavour")
-if [ ! -s "$kdir/vmlinux" ]; then
-	mkdir -p "$kdir"
-	deb_dir=$(mktemp -d "$BLKFAST_CACHE/deb.XXXXXX")
-	trap 'rm -rf "$deb_dir"' EXIT
-	echo "deps.sh: fetching linux-image-$KABI-$flavour"
-	(cd "$deb_dir" && apt-get download -q "linux-image-$KABI-$flavour" \
-		>/dev/null 2>&1) || {
-		echo "deps.sh: apt-get download linux-image-$KABI-$flavour failed" >&2
+# fetch_debs DIR PACKAGE...: download the packages into DIR.
+fetch_debs() {
+	local dir=$1
+	shift
+	echo "deps.sh: fetching $*"
+	(cd "$dir" && apt-get download -q "$@" >/dev/null 2>&1) || {
+		echo "deps.sh: apt-get download $* failed" >&2
 		exit 1
 	}
+}
+
+# The guest kernel: unpack the image package into the cache, never install.
+kver=$(guest_kver "$flavour")
+kdir=$(guest_kernel_dir "$flavour")
+deb_dir=$(mktemp -d "$BLKFAST_CACHE/deb.XXXXXX")
+trap 'rm -rf "$deb_dir"' EXIT
+if [ ! -s "$kdir/vmlinux" ]; then
+	mkdir -p "$kdir"
+	fetch_debs "$deb_dir" "linux-image-$kver"
 	rm -rf "$kdir/root"
 	dpkg-deb -x "$deb_dir"/linux-image-*.deb "$kdir/root"
 	# extract-vmlinux ships in the kernel source package; run it from
 	# there rather than carry a copy.  Booting the uncompressed image
 	# through PVH saves seconds of in-guest decompression.
-	tar -xJOf "$KSRC_TARBALL" linux-source-6.1/scripts/extract-vmlinux \
+	tar -xJOf "/usr/src/linux-source-$series.tar.xz" \
+		"linux-source-$series/scripts/extract-vmlinux" \
 		>"$deb_dir/extract-vmlinux"
-	sh "$deb_dir/extract-vmlinux" "$kdir/root/boot/vmlinuz-$KABI-$flavour" \
+	sh "$deb_dir/extract-vmlinux" "$kdir/root/boot/vmlinuz-$kver" \
 		>"$kdir/vmlinux.tmp"
 	mv "$kdir/vmlinux.tmp" "$kdir/vmlinux"
 	echo "deps.sh: guest kernel ready in $kdir"
+fi
+
+# 6.12's headers, unpacked beside it: the flavour's, the common ones and
+# kbuild, whose relative links hold together wherever they lie; only the
+# Makefile names the common tree by its installed path.
+hdir=$(guest_kdir "$flavour")
+if [ "$series" = 6.12 ] && [ ! -s "$hdir/Makefile" ]; then
+	root=${hdir%/usr/src/*}
+	rm -rf "$root" "$root.tmp" "$deb_dir"/*.deb
+	fetch_debs "$deb_dir" "linux-headers-$kver" \
+		"linux-headers-$KABI_612-common" "linux-kbuild-$KABI_612"
+	for d in "$deb_dir"/*.deb; do
+		dpkg-deb -x "$d" "$root.tmp"
+	done
+	sed -i "s|^include /usr/src/|include $root/usr/src/|" \
+		"$root.tmp/usr/src/linux-headers-$kver/Makefile"
+	mv "$root.tmp" "$root"
+	echo "deps.sh: headers of $kver ready in $hdir"
 fi

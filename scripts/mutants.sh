@@ -109,13 +109,16 @@ record_proof() {
 	mv "$tmp" "$record"
 }
 
-# tier_ready PATCH: the kernels that PATCH's killers boot are here (rt:
-# its image; debug: the kernel scripts/debug-kernel.sh builds).
+# tier_ready PATCH: the kernels that PATCH's killers boot are here (rt
+# and 6.12: their images; debug: the kernel scripts/debug-kernel.sh
+# builds).
 tier_ready() {
 	local t
 	for t in $(kill_lines "$1" | cut -f 1); do
 		case $t in
 		rt/*) [ -s "$(guest_kernel_dir rt-amd64)/vmlinux" ] || return 1 ;;
+		6.12/*) [ -s "$(guest_kernel_dir 6.12-amd64)/vmlinux" ] ||
+			return 1 ;;
 		debug/*) [ -s "$(guest_kdir debug)/Makefile" ] || return 1 ;;
 		esac
 	done

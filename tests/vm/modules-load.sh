@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: both modules load, refuse unloading in use and unload
 # debug-tier: full every other test of the tier loads and unloads the modules
 # vm: -c 1
 # Our modules load and unload cleanly, twice, and leave nothing behind.

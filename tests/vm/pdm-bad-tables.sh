@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: refusals unwind lower devices opened as files and holder links
 # debug-tier: full 6 min on the debug kernel; the parser's error paths run under ASan in the unit tests and the fuzzer, and pdm-fault-ctl runs the kernel's refusals in the core
 # vm: -c 1
 # What pdm refuses, and that a refusal leaves nothing behind:

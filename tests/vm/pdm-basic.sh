@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: create, polled I/O, holder links (made after add_disk there), striped clones, remove
 # debug-tier: full the verbs and output shapes; every pdm test of the core creates, does polled I/O on and removes devices
 # vm: -c 2
 # pdm over null_blk poll queues: pdmsetup's verbs and output shapes, linear

@@ -1,11 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: queue features in queue_limits; polled bios on a disk that cannot poll fail there
 # debug-tier: full limit arithmetic and what passes through; the same clone paths run in the core's pdm tests
 # vm: -c 2
 # What pdm passes on from its lower devices:
 # - polling only when every leg polls: a table with a leg that has no poll
 #   queue says why in status, and fio hipri=1 on it still completes (by
-#   interrupt);
+#   interrupt) on 6.1, fails with EOPNOTSUPP on 6.12 as on dm-linear;
+#   polled reads held by a suspend still complete after a reload to a
+#   table that cannot poll, on both;
 # - lower limits: 1 MiB polled reads over null_blk (max_sectors 255) are
 #   cut into clones the lower queue takes whole, so none of them is split
 #   below and failed with EAGAIN (which io_uring would retry forever),
@@ -31,17 +34,71 @@ run modprobe pdm
 n1=$(cat /sys/block/nullb1/dev)
 
 # 1. A leg without poll queues turns polling off, and says so.
-run pdmsetup create mix --table "$(printf '0 8192 linear /dev/nullb0 0\n8192 8192 linear /dev/nullb1 0')" >/dev/null
+mixed="$(printf '0 8192 linear /dev/nullb0 0\n8192 8192 linear /dev/nullb1 0')"
+run pdmsetup create mix --table "$mixed" >/dev/null
 expect_eq "mixed status" "$(printf '0 8192 linear P\n8192 8192 linear I')" \
 	"$(pdmsetup status mix)"
 expect_eq "mixed io_poll" 0 "$(cat /sys/block/pdm0/queue/io_poll)"
 expect_eq "mixed polling" "Polling:           off: $n1 (nullb1) has no poll queues" \
 	"$(pdmsetup info mix | grep '^Polling:')"
-fio_run mixpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
-	--hipri=1 --bs=4k --rw=randread --iodepth=8 --number_ios=2000
-expect_eq "hipri=1 I/Os on a non-polling table" 2000 "$(fio_ios 4096)"
+# 6.1 clears REQ_POLLED on a disk that cannot poll, and the reads
+# complete by interrupt; 6.12 fails them with EOPNOTSUPP before any
+# driver sees them, as it does on dm-linear over the same legs, the
+# kernel's reference, in the same boot.
+# expect_notsupp DEV: hipri=1 reads on DEV fail with EOPNOTSUPP.
+expect_notsupp() {
+	fio_bounded 60 mixpoll fio --name=mixpoll --filename="$1" \
+		--ioengine=io_uring --direct=1 --hipri=1 --bs=4k \
+		--rw=randread --iodepth=8 --number_ios=200
+	[ "$FIO_RC" != 0 ] && [ "$FIO_RC" != 124 ] ||
+		fail "hipri=1 on $1 (no polling): fio exit $FIO_RC"
+	grep -q "Operation not supported" /tmp/fio-mixpoll.out ||
+		fail "hipri=1 on $1 (no polling): not EOPNOTSUPP: $(cat /tmp/fio-mixpoll.out)"
+	echo "  ok: hipri=1 on $1 (no polling): EOPNOTSUPP, as 6.12 has it"
+}
+if [ "$(kernel_line)" = 6.1 ]; then
+	fio_run mixpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+		--hipri=1 --bs=4k --rw=randread --iodepth=8 --number_ios=2000
+	expect_eq "hipri=1 I/Os on a non-polling table" 2000 "$(fio_ios 4096)"
+else
+	expect_notsupp /dev/pdm0
+fi
 expect_eq "polled bios there" 0 "$(pdm_stat polled_bios)"
 run pdmsetup remove mix
+if [ "$(kernel_line)" = 6.12 ]; then
+	run dmsetup create mixdm --table "$mixed"
+	expect_notsupp /dev/mapper/mixdm
+	run dmsetup remove mixdm
+fi
+
+# 1b. Polled reads held back by a suspend meet a table that cannot poll:
+# they complete, by interrupt.  (io_uring's first try of each is NOWAIT,
+# which a suspended device refuses with EAGAIN; its worker's blocking
+# retry, still REQ_POLLED, is held.)  pdm clears the flag as 6.1's block
+# layer does at a submission to a disk that cannot poll; 6.12 would fail
+# such a bio (EOPNOTSUPP) where it comes back in.
+run pdmsetup create held --table "0 8192 linear /dev/nullb0 0" >/dev/null
+deferred0=$(pdm_stat deferred)
+run pdmsetup suspend held
+# Exactly the reads that are held: none comes after the resume (6.12
+# fails those, as in 1).
+fio --name=heldpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
+	--hipri=1 --bs=4k --rw=randread --iodepth=4 --number_ios=4 \
+	--output-format=terse --terse-version=3 >/tmp/fio-heldpoll.out 2>&1 &
+fpid=$!
+for _ in $(seq 100); do
+	[ "$(pdm_stat deferred)" -ge $((deferred0 + 4)) ] && break
+	sleep 0.1
+done
+expect_eq "polled reads held back" 4 $(( $(pdm_stat deferred) - deferred0 ))
+run pdmsetup reload held --table "0 8192 linear /dev/nullb1 0"
+run pdmsetup resume held
+ends_within $fpid 60 || fail "polled reads held for a table that cannot poll: fio still running after 60 s"
+wait $fpid || fail "polled reads held for a table that cannot poll: fio exit $?: $(cat /tmp/fio-heldpoll.out)"
+FIO_TERSE=$(grep '^3;' /tmp/fio-heldpoll.out | tail -n 1)
+expect_eq "polled reads held, then on a table that cannot poll: error" 0 "$(fio_field 5)"
+expect_eq "... reads done" 4 "$(fio_ios 4096)"
+run pdmsetup remove held
 
 # 2. 1 MiB polled reads over max_sectors=255: at least 9 clones each, all
 # completed by a poll, in bounded time.

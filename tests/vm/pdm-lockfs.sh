@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: bdev_freeze and bdev_thaw
 # vm: -c 2
 # Suspend freezes the file system above, as dm's lock_fs does: "suspend,
 # copy the lower device, resume" under a write load gives a copy that is

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: NOWAIT is a queue feature, cleared by stacking unless set
 # vm: -c 2 -t 240
 # Bios whose submitters retry them or can do without them: never held,
 # and counted once.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: limits committed through queue_limits_commit_update on resume
 # vm: -c 2 -d 64M -d 16M -t 300
 # Live reload.  First, that a swap really moves the I/O: tables that map
 # differently (another lower device, another offset, another size, linear

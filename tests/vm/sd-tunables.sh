@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: sysfs and debugfs of the elevator built without zone locking
 # debug-tier: full reads and writes sysfs knobs, no concurrency or teardown (1.5 min on the debug kernel)
 # vm: -c 1
 # Every split-deadline tunable has mq-deadline's default, round-trips the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: the elevator's insert with blk_insert_t flags, verified data
 # vm: -c 2 -d 256M
 # split-deadline autoloads on selection and keeps data intact: fio
 # verify=crc32c mixed random reads and writes from several jobs on an

@@ -65,6 +65,15 @@ on_rt_kernel() {
 	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ]
 }
 
+# kernel_line: the Debian kernel line the guest runs, "6.1" or "6.12"
+# (the 6.12 tier boots 6.12, every other tier 6.1).
+kernel_line() {
+	case $(uname -r) in
+	6.12.*) echo 6.12 ;;
+	*) echo 6.1 ;;
+	esac
+}
+
 # cmdline_value KEY DEFAULT: the value of KEY=VALUE on the guest's kernel
 # command line (what tests/run and scripts/vm.sh put there), else DEFAULT.
 cmdline_value() {
