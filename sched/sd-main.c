@@ -95,7 +95,8 @@ static enum sd_prio sd_rq_prio(struct request *rq)
  * cleared by sd_prepare_request():
  * - SD_RQ_COUNTED: counted as inserted (sd_insert_locked()); a requeue is
  *   not counted again, and sd_finish_request() skips the uncounted ones,
- *   which bypassed the scheduler.  Set under sd->dispatch_lock.
+ *   which bypassed the scheduler.  Set under sd->dispatch_lock, to the
+ *   priority level of the insert plus one (sd_rq_set_counted()).
  * - SD_RQ_STAMPED: its FIFO deadline was stamped when it was staged
  *   (sd_insert_requests()), so the drain keeps it.  Set by the inserter
  *   before the request is published on the staging list, cleared under
@@ -114,6 +115,21 @@ static bool sd_rq_test(struct request *rq, enum sd_rq_flag flag)
 static void sd_rq_assign(struct request *rq, enum sd_rq_flag flag, bool on)
 {
 	rq->elv.priv[flag] = on ? (void *)(uintptr_t)1 : NULL;
+}
+
+/*
+ * The level a request was inserted at is the one its dispatch and
+ * completion count against: a bio merged into it later may change its
+ * ioprio (6.12's mq-deadline keeps the level in rq->elv.priv[0] so).
+ */
+static void sd_rq_set_counted(struct request *rq, enum sd_prio prio)
+{
+	rq->elv.priv[SD_RQ_COUNTED] = (void *)(uintptr_t)(prio + 1);
+}
+
+static enum sd_prio sd_rq_inserted_prio(struct request *rq)
+{
+	return (uintptr_t)rq->elv.priv[SD_RQ_COUNTED] - 1;
 }
 
 /* Block-layer private helpers (block/blk.h), restated over public API. */
@@ -235,7 +251,8 @@ static bool sd_insert_locked(struct request_queue *q, struct sd_sched *sd,
 			     struct list_head *free)
 {
 	const enum sd_dir dir = rq_data_dir(rq);
-	struct sd_per_prio *pp = &sd->per_prio[sd_rq_prio(rq)];
+	const enum sd_prio prio = sd_rq_prio(rq);
+	struct sd_per_prio *pp = &sd->per_prio[prio];
 
 	lockdep_assert_held(&sd->dispatch_lock);
 
@@ -248,12 +265,11 @@ static bool sd_insert_locked(struct request_queue *q, struct sd_sched *sd,
 	 * (6.1's mq-deadline counts every dispatch, and its debugfs
 	 * owned_by_driver is left raised by one per requeue.)
 	 */
-	if (!sd_rq_test(rq, SD_RQ_COUNTED)) {
+	if (!sd_rq_test(rq, SD_RQ_COUNTED))
 		pp->stats.inserted++;
-		sd_rq_assign(rq, SD_RQ_COUNTED, true);
-	} else {
-		pp->stats.dispatched--;
-	}
+	else
+		sd->per_prio[sd_rq_inserted_prio(rq)].stats.dispatched--;
+	sd_rq_set_counted(rq, prio);
 
 	if (blk_mq_sched_try_insert_merge(q, rq, free))
 		return true;
@@ -452,7 +468,7 @@ static void sd_request_merged(struct request_queue *q, struct request *req,
 			      enum elv_merge type)
 {
 	struct sd_sched *sd = q->elevator->elevator_data;
-	struct sd_per_prio *pp = &sd->per_prio[sd_rq_prio(req)];
+	struct sd_per_prio *pp = &sd->per_prio[sd_rq_inserted_prio(req)];
 
 	/* A front merge moved the request's start: re-sort it. */
 	if (type == ELEVATOR_FRONT_MERGE) {
@@ -466,7 +482,7 @@ static void sd_merged_requests(struct request_queue *q, struct request *req,
 			       struct request *next)
 {
 	struct sd_sched *sd = q->elevator->elevator_data;
-	const enum sd_prio prio = sd_rq_prio(next);
+	const enum sd_prio prio = sd_rq_inserted_prio(next);
 
 	lockdep_assert_held(&sd->dispatch_lock);
 	sd->per_prio[prio].stats.merged++;
@@ -698,7 +714,8 @@ dispatch:
 	pp->next_rq[rq_data_dir(rq)] = sd_latter_request(rq);
 	sd_remove_request(rq->q, pp, rq);
 done:
-	sd->per_prio[sd_rq_prio(rq)].stats.dispatched++;
+	/* pp's lists hold the requests inserted at its level. */
+	pp->stats.dispatched++;
 	sd_zone_lock(rq);
 	rq->rq_flags |= RQF_STARTED;
 	return rq;
@@ -913,7 +930,7 @@ static void sd_finish_request(struct request *rq)
 	/* Requests that bypassed the scheduler were never counted. */
 	if (!sd_rq_test(rq, SD_RQ_COUNTED))
 		return;
-	atomic_inc(&sd->per_prio[sd_rq_prio(rq)].stats.completed);
+	atomic_inc(&sd->per_prio[sd_rq_inserted_prio(rq)].stats.completed);
 
 	if (sd_zoned(q) && sd_zone_locked(rq)) {
 		spin_lock_irqsave(&sd->zone_lock, flags);
@@ -939,12 +956,20 @@ static void sd_finish_request(struct request *rq)
 
 /* ---- tag depth ---------------------------------------------------------- */
 
-/* Scale a request count to the sbitmap word depth of the sched tags. */
-static int sd_to_word_depth(struct blk_mq_hw_ctx *hctx, unsigned int qdepth)
+/*
+ * A request count as the sched tags' shallow depth: scaled to a word of
+ * the bitmap where sbitmap applies it per word (6.1's mq-deadline does
+ * so); whole where it counts the whole bitmap (6.12.43 on, where
+ * mq-deadline passes async_depth as it is: scaled, it would throttle
+ * async requests to a fraction of it).
+ */
+static int sd_shallow_depth(struct blk_mq_hw_ctx *hctx, unsigned int qdepth)
 {
 	struct sbitmap_queue *bt = &hctx->sched_tags->bitmap_tags;
 	const unsigned int nrr = hctx->queue->nr_requests;
 
+	if (BF_SHALLOW_DEPTH_WHOLE)
+		return qdepth;
 	return ((qdepth << bt->sb.shift) + nrr - 1) / nrr;
 }
 
@@ -955,7 +980,7 @@ static void sd_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 
 	if (op_is_sync(opf) && !op_is_write(opf))
 		return;
-	data->shallow_depth = sd_to_word_depth(data->hctx, sd->async_depth);
+	data->shallow_depth = sd_shallow_depth(data->hctx, sd->async_depth);
 }
 
 static void sd_depth_updated(struct blk_mq_hw_ctx *hctx)

@@ -20,6 +20,7 @@
 #define BLKFAST_612	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 
 #if BLKFAST_612
+#include <linux/cred.h>
 #include <linux/file.h>
 #endif
 
@@ -81,12 +82,21 @@ static inline fmode_t bf_open_mode(bool write, void *holder)
 }
 #endif
 
+/*
+ * On 6.12 with the kernel's credentials, as dm opens its lower devices:
+ * the caller's would stay pinned in the file (f_cred) for as long as the
+ * device is open, and its keyrings with them.
+ */
 static inline struct block_device *bf_bdev_open(dev_t dev, bool write,
 						void *holder, void **handle)
 {
 #if BLKFAST_612
-	return bf_bdev_from_file(bdev_file_open_by_dev(dev, bf_open_mode(write),
-						       holder, NULL), handle);
+	struct file *f;
+
+	scoped_with_kernel_creds()
+		f = bdev_file_open_by_dev(dev, bf_open_mode(write), holder,
+					  NULL);
+	return bf_bdev_from_file(f, handle);
 #else
 	*handle = NULL;
 	return blkdev_get_by_dev(dev, bf_open_mode(write, holder), holder);
@@ -118,10 +128,17 @@ static inline void bf_bdev_close(struct block_device *bdev, bool write,
 }
 
 /* Queue features: flags in 6.1, queue_limits.features in 6.12 (6.11). */
+/*
+ * Whether @q polls.  On 6.12 a blk-mq queue can keep BLK_FEAT_POLL with
+ * no poll queue left after an nr_hw_queues update (6.12.13), and then
+ * fails polled bios: it polls only with a poll queue, as the block
+ * layer's blk_mq_can_poll() says.
+ */
 static inline bool bf_queue_polls(struct request_queue *q)
 {
 #if BLKFAST_612
-	return q->limits.features & BLK_FEAT_POLL;
+	return (q->limits.features & BLK_FEAT_POLL) &&
+	       (!queue_is_mq(q) || q->tag_set->map[HCTX_TYPE_POLL].nr_queues);
 #else
 	return test_bit(QUEUE_FLAG_POLL, &q->queue_flags);
 #endif
@@ -181,6 +198,13 @@ static inline void bf_bdev_thaw(struct block_device *bdev)
 	thaw_bdev(bdev);
 #endif
 }
+
+/*
+ * sbitmap's shallow depth (an elevator's limit_depth): per word of the
+ * bitmap until 6.12.43, of the whole bitmap since.
+ */
+#define BF_SHALLOW_DEPTH_WHOLE	\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 43))
 
 /* io_comp_batch's request list: a struct rq_list since 6.12.25. */
 static inline bool bf_iob_empty(const struct io_comp_batch *iob)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: async_depth is a whole-bitmap shallow depth there (sbitmap, 6.12.43)
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
 # vm-alone: its request counts are compared with mq-deadline's under the same load
