@@ -72,7 +72,7 @@ shift $((OPTIND - 1))
 # for the older form).
 kill_lines() {
 	sed -n 's/^# kills: //p' "$1" | while read -r line; do
-		if [[ $line =~ ^([a-z]+/[^[:space:]:]+):[[:space:]]+(.+)$ ]]
+		if [[ $line =~ ^([a-z0-9.]+/[^[:space:]:]+):[[:space:]]+(.+)$ ]]
 		then
 			printf '%s\t%s\n' "${BASH_REMATCH[1]}" \
 				"${BASH_REMATCH[2]}"

@@ -28,7 +28,7 @@ for p in tests/mutants/*.patch; do
 		fi
 		kind=${t%%/*} test=${t#*/}
 		case $kind in
-		vm | rt) f=tests/vm/$test.sh ;;
+		vm | rt | 6.12) f=tests/vm/$test.sh ;;
 		debug) f=tests/vm/$test.sh
 			[ -f "$f" ] || f=tests/debug/$test.sh ;;
 		host) f=tests/host/$test.sh ;;
