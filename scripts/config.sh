@@ -16,6 +16,7 @@ BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
 # this version, unpacked into the cache (the headers package would
 # install the kernel on the host), and linux-source-6.12 at the same.
 KABI_612=6.12.118+deb12
+# shellcheck disable=SC2034 # for scripts/deps.sh, which sources this
 KPKG_612=6.12.118-1~deb12u1
 BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug 6.12-amd64"
 BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-$BLKFAST_DEFAULT_FLAVOUR}}

@@ -50,8 +50,9 @@ expect_notsupp() {
 	fio_bounded 60 mixpoll fio --name=mixpoll --filename="$1" \
 		--ioengine=io_uring --direct=1 --hipri=1 --bs=4k \
 		--rw=randread --iodepth=8 --number_ios=200
-	[ "$FIO_RC" != 0 ] && [ "$FIO_RC" != 124 ] ||
+	if [ "$FIO_RC" = 0 ] || [ "$FIO_RC" = 124 ]; then
 		fail "hipri=1 on $1 (no polling): fio exit $FIO_RC"
+	fi
 	grep -q "Operation not supported" /tmp/fio-mixpoll.out ||
 		fail "hipri=1 on $1 (no polling): not EOPNOTSUPP: $(cat /tmp/fio-mixpoll.out)"
 	echo "  ok: hipri=1 on $1 (no polling): EOPNOTSUPP, as 6.12 has it"
