@@ -74,9 +74,13 @@ if [ -n "$limit" ]; then
 	) &
 	dog=$!
 fi
-# Test-only: a boot that never reaches its test (tests/host/harness-boot.sh,
-# through scripts/vm.sh's BLKFAST_TEST_BOOT_HANG).
-! grep -qw blkfast.test_boot_hang=1 /proc/cmdline || sleep infinity
+# Test-only: a boot that never reaches its test, hung or crashed
+# (tests/host/harness-boot.sh, through scripts/vm.sh's
+# BLKFAST_TEST_BOOT_HANG).
+case " $(cat /proc/cmdline) " in
+*" blkfast.test_boot_hang=hang "*) sleep infinity ;;
+*" blkfast.test_boot_hang=crash "*) echo c >/proc/sysrq-trigger ;;
+esac
 echo "@@BLKFAST-START@@ $script at $(cut -d' ' -f1 /proc/uptime)s"
 PATH=$wrap:$PATH bash "$script" "${args[@]}" </dev/null
 rc=$?
