@@ -228,6 +228,18 @@ static int pdm_map_stack(struct pdm_map *map)
 	for (s = 0; s < spec->nr_segs; s++) {
 		struct pdm_seg_spec *seg = &spec->segs[s];
 
+		/*
+		 * A segment with no device (zero, error) stacks limits of
+		 * its own, as dm stacks every target's: stacking is what
+		 * settles the defaults that suit no real queue (6.12
+		 * refuses a zone append limit on a disk that is not zoned).
+		 */
+		if (!seg->nr_legs) {
+			struct queue_limits none;
+
+			blk_set_stacking_limits(&none);
+			blk_stack_limits(&map->limits, &none, 0);
+		}
 		for (l = 0; l < seg->nr_legs; l++) {
 			struct block_device *b = seg->legs[l].bdev;
 			struct request_queue *q = bdev_get_queue(b);

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: a table with no device passes 6.12's validation of its limits
 # debug-tier: full a target that moves no data; the clone paths around it run in the core's other pdm tests
 # vm: -c 2
 # pdm's zero target between two linear segments over a memory-backed
