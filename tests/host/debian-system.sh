@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# host-alone: boots of a whole Debian system under emulation, with time limits; a build beside it once outlasted its disks' wait (now systemd's 90 s, but 10 s in the missing-disk boot)
+# host-alone: boots of a whole Debian system under emulation, with time limits; a build beside it once outlasted its disks' wait (now systemd's 90 s, but 30 s in the missing-disk boot)
 # The proof that blkfast runs as a Debian 12 system runs it: a minimal
 # Debian 12 (systemd, udev, Debian's 6.1 kernel; scripts/debian-image.sh,
 # cached) gets the packages built from this checkout (make deb) installed

@@ -205,8 +205,9 @@ if [ "$phase" = 2 ]; then
 	# file system that the boot may go without.
 	sed -i "s|^UUID=$uuid .*|UUID=$uuid $mnt ext4 nofail,x-systemd.device-timeout=15s 0 2|" \
 		/etc/fstab
-	# And waits 10 s for the missing disk, not the default 90.
-	sed -i 's|^data .*|&,device-timeout=10s|' /etc/pdmtab
+	# And waits 30 s for the missing disk, not the default 90 (10 s
+	# once failed the disk that is there, on a host busy beside it).
+	sed -i 's|^data .*|&,device-timeout=30s|' /etc/pdmtab
 fi
 echo "SYSTEST-DONE rc=$rc"
 exit $rc
