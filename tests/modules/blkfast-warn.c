@@ -26,6 +26,13 @@ static void blkfast_rcu_stall(unsigned int secs)
 	unsigned long end = jiffies + secs * HZ;
 
 	pr_info("blkfast-warn: spinning %u s under rcu_read_lock()\n", secs);
+	/*
+	 * A stall is reported only while a grace period waits for this CPU:
+	 * start one, rather than count on other work to have asked for one
+	 * (on an idle guest, none may be under way; seen: a 25 s spin past
+	 * a 10 s timeout that reported nothing).
+	 */
+	start_poll_synchronize_rcu();
 	rcu_read_lock();
 	/* No cond_resched(): the CPU is held as a buggy loop would hold it. */
 	while (time_before(jiffies, end))

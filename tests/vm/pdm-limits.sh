@@ -73,19 +73,20 @@ if [ "$(kernel_line)" = 6.12 ]; then
 fi
 
 # 1b. Polled reads held back by a suspend meet a table that cannot poll:
-# they complete, by interrupt.  (io_uring's first try of each is NOWAIT,
-# which a suspended device refuses with EAGAIN; its worker's blocking
-# retry, still REQ_POLLED, is held.)  pdm clears the flag as 6.1's block
-# layer does at a submission to a disk that cannot poll; 6.12 would fail
-# such a bio (EOPNOTSUPP) where it comes back in.
+# they complete, by interrupt.  Four synchronous RWF_HIPRI reads (fio's
+# pvsync2, one per job): blocking, so a suspended device holds them
+# (io_uring's first try of each is NOWAIT, which a suspend refuses with
+# EAGAIN, and what follows differs by kernel line).  pdm clears
+# REQ_POLLED as 6.1's block layer does at a submission to a disk that
+# cannot poll; 6.12 would fail such a bio (EOPNOTSUPP) where it comes
+# back in.
 run pdmsetup create held --table "0 8192 linear /dev/nullb0 0" >/dev/null
 deferred0=$(pdm_stat deferred)
 run pdmsetup suspend held
-# Exactly the reads that are held: none comes after the resume (6.12
-# fails those, as in 1).
-fio --name=heldpoll --filename=/dev/pdm0 --ioengine=io_uring --direct=1 \
-	--hipri=1 --bs=4k --rw=randread --iodepth=4 --number_ios=4 \
-	--output-format=terse --terse-version=3 >/tmp/fio-heldpoll.out 2>&1 &
+fio --name=heldpoll --filename=/dev/pdm0 --ioengine=pvsync2 --direct=1 \
+	--hipri=1 --bs=4k --rw=randread --numjobs=4 --number_ios=1 \
+	--group_reporting --output-format=terse --terse-version=3 \
+	>/tmp/fio-heldpoll.out 2>&1 &
 fpid=$!
 for _ in $(seq 100); do
 	[ "$(pdm_stat deferred)" -ge $((deferred0 + 4)) ] && break
