@@ -65,6 +65,11 @@ install() {
 		-o Dpkg::Use-Pty=0 "$@"
 }
 
+# The 6.12 guest's: pahole, which its headers' kbuild runs for the
+# modules' BTF; zstd, which its compressed image is unpacked with.
+series=$(guest_series "$flavour")
+[ "$series" != 6.12 ] || pkgs+=(pahole zstd)
+
 missing=()
 for p in "${pkgs[@]}"; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
@@ -81,22 +86,12 @@ have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' linux-source-6.1 \
 	2>/dev/null || true)
 [ "$have" = "installed $want" ] || install "linux-source-6.1=$want"
 
-# The 6.12 guest: its source at the pinned version, as for 6.1; pahole,
-# which its headers' kbuild runs for the modules' BTF; zstd, which its
-# compressed image is unpacked with.
-series=$(guest_series "$flavour")
+# The 6.12 guest's source, pinned as 6.1's is.
 if [ "$series" = 6.12 ]; then
-	missing=()
-	for p in pahole zstd; do
-		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null ||
-		     true)
-		[ "$st" = installed ] || missing+=("$p")
-	done
 	have=$(dpkg-query -W -f='${db:Status-Status} ${Version}' \
 		linux-source-6.12 2>/dev/null || true)
 	[ "$have" = "installed $KPKG_612" ] ||
-		missing+=("linux-source-6.12=$KPKG_612")
-	[ ${#missing[@]} -eq 0 ] || install "${missing[@]}"
+		install "linux-source-6.12=$KPKG_612"
 fi
 
 # The debug kernel is built, from the source package, on Debian's config.

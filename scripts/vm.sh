@@ -395,12 +395,14 @@ wait "$qpid" 2>/dev/null || true
 qpid=
 wall=$(echo "$(date +%s.%N) - $start" | bc)
 if [ -n "$log" ]; then
-	if [ -f "$work/console.boot1" ]; then
-		cat "$work/console.boot1"
-		echo "@@BLKFAST-BOOT1-END@@ (vm.sh booted again)"
-	fi
-	cat "$console"
-fi >"${log:-/dev/null}"
+	{
+		if [ -f "$work/console.boot1" ]; then
+			cat "$work/console.boot1"
+			echo "@@BLKFAST-BOOT1-END@@ (vm.sh booted again)"
+		fi
+		cat "$console"
+	} >"$log"
+fi
 if [ -n "$tpid" ]; then
 	wait "$tpid" 2>/dev/null || true
 else

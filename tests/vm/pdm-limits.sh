@@ -91,18 +91,14 @@ if [ "$(kernel_line)" = 6.12 ]; then
 		--number_ios=4 --output-format=terse --terse-version=3 \
 		>/tmp/fio-heldpoll.out 2>&1 &
 	fpid=$!
-	for _ in $(seq 100); do
-		[ "$(pdm_stat deferred)" -ge $((deferred0 + 4)) ] && break
-		sleep 0.1
-	done
+	wait_read /sys/block/pdm0/pdm/deferred $((deferred0 + 4)) || true
 	expect_eq "polled reads held back" 4 \
 		$(( $(pdm_stat deferred) - deferred0 ))
 	run pdmsetup reload held --table "0 8192 linear /dev/nullb1 0"
 	run pdmsetup resume held
-	ends_within $fpid 60 ||
-		fail "polled reads held for a table that cannot poll: fio still running after 60 s"
-	wait $fpid ||
-		fail "polled reads held for a table that cannot poll: fio exit $?: $(cat /tmp/fio-heldpoll.out)"
+	wait_ended $fpid 60 "polled reads held for a table that cannot poll: fio"
+	[ "$RC" = 0 ] ||
+		fail "polled reads held for a table that cannot poll: fio exit $RC: $(cat /tmp/fio-heldpoll.out)"
 	FIO_TERSE=$(grep '^3;' /tmp/fio-heldpoll.out | tail -n 1)
 	expect_eq "polled reads held, then on a table that cannot poll: error" \
 		0 "$(fio_field 5)"
