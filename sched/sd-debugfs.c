@@ -11,6 +11,7 @@
 #include <block/blk-mq-debugfs.h>
 
 #include "split-deadline.h"
+#include "sd-policy.h"
 
 static struct sd_sched *sd_of(struct request_queue *q)
 {
@@ -76,9 +77,12 @@ SD_LIST_SEQ(read2_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_READ]);
 SD_LIST_SEQ(write2_fifo, &sd->dispatch_lock,
 	    &sd->per_prio[SD_IDLE_PRIO].fifo_list[SD_WRITE]);
-SD_LIST_SEQ(dispatch0, &sd->dispatch_lock, &sd->per_prio[0].dispatch);
-SD_LIST_SEQ(dispatch1, &sd->dispatch_lock, &sd->per_prio[1].dispatch);
-SD_LIST_SEQ(dispatch2, &sd->dispatch_lock, &sd->per_prio[2].dispatch);
+/* At-head requests: "dispatch" where one list holds them all. */
+SD_LIST_SEQ(dispatch0, &sd->dispatch_lock, sd_head_list(sd, SD_RT_PRIO));
+#if !BF_DD_ONE_DISPATCH_LIST
+SD_LIST_SEQ(dispatch1, &sd->dispatch_lock, sd_head_list(sd, SD_BE_PRIO));
+SD_LIST_SEQ(dispatch2, &sd->dispatch_lock, sd_head_list(sd, SD_IDLE_PRIO));
+#endif
 
 /*
  * Staged requests, newest first: only the dispatch lock's holder takes
@@ -105,7 +109,7 @@ static int sd_next_rq_show(void *data, struct seq_file *m,
 	struct request *rq;
 
 	spin_lock(&sd->dispatch_lock);
-	rq = sd->per_prio[prio].next_rq[dir];
+	rq = sd_batch_next(&sd->per_prio[prio], dir);
 	if (rq)
 		__blk_mq_debugfs_rq_show(m, rq);
 	spin_unlock(&sd->dispatch_lock);
@@ -215,9 +219,13 @@ const struct blk_mq_debugfs_attr sd_queue_debugfs_attrs[] = {
 	{"write2_fifo_list", 0400, .seq_ops = &sd_write2_fifo_seq_ops},
 	{"write2_next_rq", 0400, sd_write2_next_rq_show},
 	{"async_depth", 0400, sd_async_depth_show},
+#if !BF_DD_ONE_DISPATCH_LIST
 	{"dispatch0", 0400, .seq_ops = &sd_dispatch0_seq_ops},
 	{"dispatch1", 0400, .seq_ops = &sd_dispatch1_seq_ops},
 	{"dispatch2", 0400, .seq_ops = &sd_dispatch2_seq_ops},
+#else
+	{"dispatch", 0400, .seq_ops = &sd_dispatch0_seq_ops},
+#endif
 	{"owned_by_driver", 0400, sd_owned_by_driver_show},
 	{"queued", 0400, sd_queued_show},
 	{"batching", 0400, sd_batching_show},

@@ -3,8 +3,9 @@
  * split-deadline: an mq-deadline-style I/O scheduler whose insert and
  * dispatch paths take different locks.  The policy (sector-sorted batches
  * per direction, FIFO expiry, write starvation, RT/BE/IDLE priorities with
- * aging, async_depth, zone write locking) is mq-deadline's in Linux 6.1; the
- * locking is described in split-deadline.h.
+ * aging, async_depth, zone write locking on 6.1) is the running kernel's
+ * mq-deadline's (sd-policy.h says where 6.1 and 6.12 differ); the locking
+ * is described in split-deadline.h.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
@@ -25,6 +26,7 @@
 #endif
 
 #include "split-deadline.h"
+#include "sd-policy.h"
 
 /*
  * Zone write locking.  On 6.1 the elevator serialises writes per zone, as
@@ -170,13 +172,6 @@ static struct rb_root *sd_rb_root(struct sd_per_prio *pp, struct request *rq)
 	return &pp->sort_list[rq_data_dir(rq)];
 }
 
-static struct request *sd_latter_request(struct request *rq)
-{
-	struct rb_node *node = rb_next(&rq->rb_node);
-
-	return node ? rb_entry_rq(node) : NULL;
-}
-
 static struct request *sd_earlier_request(struct request *rq)
 {
 	struct rb_node *node = rb_prev(&rq->rb_node);
@@ -186,10 +181,7 @@ static struct request *sd_earlier_request(struct request *rq)
 
 static void sd_del_rq_rb(struct sd_per_prio *pp, struct request *rq)
 {
-	const enum sd_dir dir = rq_data_dir(rq);
-
-	if (pp->next_rq[dir] == rq)
-		pp->next_rq[dir] = sd_latter_request(rq);
+	sd_batch_forget(pp, rq);
 	elv_rb_del(sd_rb_root(pp, rq), rq);
 }
 
@@ -278,7 +270,7 @@ static bool sd_insert_locked(struct request_queue *q, struct sd_sched *sd,
 
 	sd_held_add(sd, 1);
 	if (at_head) {
-		list_add(&rq->queuelist, &pp->dispatch);
+		list_add(&rq->queuelist, sd_head_list(sd, prio));
 		rq->fifo_time = jiffies;
 		return false;
 	}
@@ -586,7 +578,7 @@ static struct request *sd_skip_seq_writes(struct request *rq)
 
 	while (rq && blk_rq_pos(rq) == pos + skipped) {
 		skipped += blk_rq_sectors(rq);
-		rq = sd_latter_request(rq);
+		rq = sd_rb_next(rq);
 	}
 	return rq;
 }
@@ -624,7 +616,7 @@ out:
 static struct request *sd_next_request(struct sd_sched *sd,
 				       struct sd_per_prio *pp, enum sd_dir dir)
 {
-	struct request *rq = pp->next_rq[dir];
+	struct request *rq = sd_batch_next(pp, dir);
 	unsigned long flags;
 
 	if (!rq || dir == SD_READ || !sd_zoned(rq->q))
@@ -633,7 +625,7 @@ static struct request *sd_next_request(struct sd_sched *sd,
 	spin_lock_irqsave(&sd->zone_lock, flags);
 	while (rq && !sd_zone_can_dispatch(rq)) {
 		if (blk_queue_nonrot(rq->q))
-			rq = sd_latter_request(rq);
+			rq = sd_rb_next(rq);
 		else
 			rq = sd_skip_seq_writes(rq);
 	}
@@ -651,30 +643,58 @@ static bool sd_started_after(struct sd_sched *sd, struct request *rq,
 	return time_after(start, latest_start);
 }
 
+/* @rq leaves the scheduler for the driver; @pp's lists held it. */
+static struct request *sd_start_request(struct sd_per_prio *pp,
+					struct request *rq)
+{
+	pp->stats.dispatched++;
+	sd_zone_lock(rq);
+	rq->rq_flags |= RQF_STARTED;
+	return rq;
+}
+
 /*
- * Pick the request to dispatch from one priority level: continue the
+ * Dispatch the newest request on the at-head list @head if it arrived no
+ * later than @latest_start.  sd->dispatch_lock held.
+ */
+static struct request *sd_dispatch_head(struct sd_sched *sd,
+					struct list_head *head,
+					unsigned long latest_start)
+{
+	struct request *rq;
+	struct sd_per_prio *pp;
+
+	rq = list_first_entry_or_null(head, struct request, queuelist);
+	if (!rq || sd_started_after(sd, rq, latest_start))
+		return NULL;
+	list_del_init(&rq->queuelist);
+	sd_held_add(sd, -1);
+	pp = &sd->per_prio[sd_rq_inserted_prio(rq)];
+	sd_batch_started(pp, rq, false);
+	return sd_start_request(pp, rq);
+}
+
+/*
+ * Pick the request to dispatch from one priority level: its at-head
+ * requests where each level has its own (sd-policy.h), else continue the
  * current batch, else choose a direction (reads first, unless writes have
  * been starved writes_starved times), then the expired FIFO head or the
  * next request in sector order.  Only requests that arrived no later than
  * @latest_start qualify.  sd->dispatch_lock held.
  */
 static struct request *sd_dispatch_prio(struct sd_sched *sd,
-					struct sd_per_prio *pp,
+					enum sd_prio prio,
 					unsigned long latest_start)
 {
+	struct sd_per_prio *pp = &sd->per_prio[prio];
+	struct list_head *head = sd_head_list(sd, prio);
 	struct request *rq, *next_rq;
 	enum sd_dir dir;
 
 	lockdep_assert_held(&sd->dispatch_lock);
 
-	if (!list_empty(&pp->dispatch)) {
-		rq = list_first_entry(&pp->dispatch, struct request, queuelist);
-		if (sd_started_after(sd, rq, latest_start))
-			return NULL;
-		list_del_init(&rq->queuelist);
-		sd_held_add(sd, -1);
-		goto done;
-	}
+	if (SD_HEAD_LISTS > 1 && !list_empty(head))
+		return sd_dispatch_head(sd, head, latest_start);
 
 	rq = sd_next_request(sd, pp, sd->last_dir);
 	if (rq && sd->batching < sd->fifo_batch)
@@ -711,14 +731,9 @@ dispatch:
 	if (sd_started_after(sd, rq, latest_start))
 		return NULL;
 	sd->batching++;
-	pp->next_rq[rq_data_dir(rq)] = sd_latter_request(rq);
+	sd_batch_started(pp, rq, true);
 	sd_remove_request(rq->q, pp, rq);
-done:
-	/* pp's lists hold the requests inserted at its level. */
-	pp->stats.dispatched++;
-	sd_zone_lock(rq);
-	rq->rq_flags |= RQF_STARTED;
-	return rq;
+	return sd_start_request(pp, rq);
 }
 
 /* Lower-priority requests older than prio_aging_expire go first. */
@@ -732,8 +747,7 @@ static struct request *sd_dispatch_aged(struct sd_sched *sd, unsigned long now)
 		return NULL;
 
 	for (prio = SD_BE_PRIO; prio <= SD_PRIO_MAX; prio++) {
-		rq = sd_dispatch_prio(sd, &sd->per_prio[prio],
-				      now - sd->prio_aging_expire);
+		rq = sd_dispatch_prio(sd, prio, now - sd->prio_aging_expire);
 		if (rq)
 			return rq;
 	}
@@ -741,21 +755,26 @@ static struct request *sd_dispatch_aged(struct sd_sched *sd, unsigned long now)
 }
 
 /*
- * The request to dispatch now, by mq-deadline's policy: aged lower
- * priorities first, then the highest priority that has requests (lower
- * ones wait while a higher one has any, in flight included).  sd->dispatch_lock
- * held.
+ * The request to dispatch now, by mq-deadline's policy: at-head requests
+ * first where they share one list, then aged lower priorities, then the
+ * highest priority that has requests (lower ones wait while a higher one
+ * has any, in flight included).  sd->dispatch_lock held.
  */
 static struct request *sd_pick_request(struct sd_sched *sd, unsigned long now)
 {
 	struct request *rq;
 	enum sd_prio prio;
 
+	if (SD_HEAD_LISTS == 1) {
+		rq = sd_dispatch_head(sd, sd_head_list(sd, 0), now);
+		if (rq)
+			return rq;
+	}
 	rq = sd_dispatch_aged(sd, now);
 	if (rq)
 		return rq;
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
-		rq = sd_dispatch_prio(sd, &sd->per_prio[prio], now);
+		rq = sd_dispatch_prio(sd, prio, now);
 		if (rq || sd_queued(sd, prio))
 			break;
 	}
@@ -1005,6 +1024,7 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 	struct elevator_queue *eq;
 	struct sd_sched *sd;
 	enum sd_prio prio;
+	int i;
 
 	eq = elevator_alloc(q, e);
 	if (!eq)
@@ -1020,12 +1040,13 @@ static int sd_init_sched(struct request_queue *q, struct elevator_type *e)
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
 		struct sd_per_prio *pp = &sd->per_prio[prio];
 
-		INIT_LIST_HEAD(&pp->dispatch);
 		INIT_LIST_HEAD(&pp->fifo_list[SD_READ]);
 		INIT_LIST_HEAD(&pp->fifo_list[SD_WRITE]);
 		pp->sort_list[SD_READ] = RB_ROOT;
 		pp->sort_list[SD_WRITE] = RB_ROOT;
 	}
+	for (i = 0; i < SD_HEAD_LISTS; i++)
+		INIT_LIST_HEAD(&sd->dispatch[i]);
 	init_llist_head(&sd->staged);
 	init_llist_head(&sd->staged_head);
 	sd->fifo_expire[SD_READ] = read_expire;
@@ -1049,7 +1070,10 @@ static void sd_exit_sched(struct elevator_queue *e)
 {
 	struct sd_sched *sd = e->elevator_data;
 	enum sd_prio prio;
+	int i;
 
+	for (i = 0; i < SD_HEAD_LISTS; i++)
+		WARN_ON_ONCE(!list_empty(&sd->dispatch[i]));
 	WARN_ON_ONCE(!llist_empty(&sd->staged) ||
 		     !llist_empty(&sd->staged_head) || sd->nr_held);
 	for (prio = 0; prio <= SD_PRIO_MAX; prio++) {
@@ -1059,7 +1083,6 @@ static void sd_exit_sched(struct elevator_queue *e)
 
 		WARN_ON_ONCE(!list_empty(&pp->fifo_list[SD_READ]));
 		WARN_ON_ONCE(!list_empty(&pp->fifo_list[SD_WRITE]));
-		WARN_ON_ONCE(!list_empty(&pp->dispatch));
 
 		spin_lock(&sd->dispatch_lock);
 		queued = sd_queued(sd, prio);

@@ -87,12 +87,23 @@ struct sd_stats {
 	atomic_t completed;	/* atomic: finish_request takes no lock */
 };
 
+/*
+ * At-head inserts (requeues, flushes) wait on one list per priority level,
+ * or on one list for all, as the kernel's mq-deadline keeps them: see
+ * sd-policy.h.
+ */
+#define SD_HEAD_LISTS	(BF_DD_ONE_DISPATCH_LIST ? 1 : SD_PRIO_COUNT)
+
 /* All members under sd->dispatch_lock. */
 struct sd_per_prio {
-	struct list_head dispatch;		/* at-head inserts, FIFO */
 	struct rb_root sort_list[SD_DIR_COUNT];	/* by sector */
 	struct list_head fifo_list[SD_DIR_COUNT];	/* by deadline */
+	/* Where a batch goes on (sd-policy.h): */
+#if BLKFAST_612
+	sector_t latest_pos[SD_DIR_COUNT];	/* last dispatched start */
+#else
 	struct request *next_rq[SD_DIR_COUNT];	/* next in sector order */
+#endif
 	struct sd_stats stats;
 };
 
@@ -122,6 +133,7 @@ enum {
 struct sd_sched {
 	spinlock_t dispatch_lock;	/* see above */
 	struct sd_per_prio per_prio[SD_PRIO_COUNT];
+	struct list_head dispatch[SD_HEAD_LISTS];	/* at-head, LIFO */
 	enum sd_dir last_dir;		/* sd->dispatch_lock */
 	unsigned int batching;		/* sd->dispatch_lock */
 	unsigned int starved;		/* sd->dispatch_lock */

@@ -206,6 +206,15 @@ static inline void bf_bdev_thaw(struct block_device *bdev)
 #define BF_SHALLOW_DEPTH_WHOLE	\
 	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 43))
 
+/*
+ * mq-deadline's at-head requests (requeues, flushes): one list served
+ * before every priority level since 6.12.63 ("Switch back to a single
+ * dispatch list"), one list per level, served in that level's turn,
+ * before.
+ */
+#define BF_DD_ONE_DISPATCH_LIST	\
+	(LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 63))
+
 /* io_comp_batch's request list: a struct rq_list since 6.12.25. */
 static inline bool bf_iob_empty(const struct io_comp_batch *iob)
 {

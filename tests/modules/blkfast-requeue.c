@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * blkfast-requeue: a test-only blk-mq disk, /dev/requeue0, that requeues a
- * known sequence of requests, for the scheduler's at-head order.
+ * blkfast-requeue: a test-only blk-mq disk, /dev/requeue0, that keeps and
+ * requeues a known sequence of requests, for the scheduler's dispatch
+ * order (at-head inserts, batch continuation).
  *
  *  - hold=N: the next N requests it is given are started and kept, not
  *    answered; "held" reads how many it keeps now.
@@ -12,8 +13,15 @@
  *    split-deadline's dispatch lock, until every one of those inserts was
  *    staged (or a second passed: the write then fails with ETIMEDOUT).
  *    Staging is the path that only contention reaches otherwise.
- *  - order: the sectors of the first N requests dispatched after the
- *    requeue, in dispatch order.
+ *  - release=1: it completes the requests it keeps and runs the queue.
+ *  - budget=N: at most N requests at the disk at once, kept ones included
+ *    (0, the default: no limit), as a SCSI device's queue depth limits
+ *    them: blk-mq takes no request from the scheduler beyond that, so
+ *    what waits stays queued there in the scheduler's order.
+ *  - record=N: the next requeue or release records the first N requests
+ *    dispatched after it (0, the default: as many as a requeue gave back,
+ *    none after a release).
+ *  - order: the sectors of the requests recorded, in dispatch order.
  *
  * Every other request completes at once, with no data.  blk-mq's requeue
  * reverses the list once and the at-head inserts reverse it again, so a
@@ -47,6 +55,16 @@ static unsigned int requeue_hold;	/* still to keep */
 static unsigned int requeue_recording;	/* still to record */
 static unsigned int requeue_nr_order;
 static sector_t requeue_order[REQUEUE_MAX];
+static unsigned int requeue_record;	/* for the next requeue or release */
+
+/*
+ * Budget: tokens taken by blk-mq before it takes a request from the
+ * scheduler; given back by blk-mq for a request it did not issue, and by
+ * the disk when it completes or requeues one.  Always counted, limited
+ * only while requeue_budget is not 0.
+ */
+static unsigned int requeue_budget;
+static atomic_t requeue_budget_used = ATOMIC_INIT(0);
 
 static int requeue_major;
 static struct blk_mq_tag_set requeue_set;
@@ -75,13 +93,33 @@ static blk_status_t requeue_queue_rq(struct blk_mq_hw_ctx *hctx,
 		keep = true;
 	}
 	spin_unlock(&requeue_lock);
-	if (!keep)
+	if (!keep) {
 		blk_mq_end_request(rq, BLK_STS_OK);
+		atomic_dec(&requeue_budget_used);
+	}
 	return BLK_STS_OK;
+}
+
+static int requeue_get_budget(struct request_queue *q)
+{
+	unsigned int limit = READ_ONCE(requeue_budget);
+
+	if (atomic_inc_return(&requeue_budget_used) > limit && limit) {
+		atomic_dec(&requeue_budget_used);
+		return -1;
+	}
+	return 0;
+}
+
+static void requeue_put_budget(struct request_queue *q, int token)
+{
+	atomic_dec(&requeue_budget_used);
 }
 
 static const struct blk_mq_ops requeue_mq_ops = {
 	.queue_rq	= requeue_queue_rq,
+	.get_budget	= requeue_get_budget,
+	.put_budget	= requeue_put_budget,
 };
 
 /* requeue=2: hold the dispatch lock until the requeued inserts staged. */
@@ -112,6 +150,21 @@ static void requeue_locker_fn(struct work_struct *work)
 	complete(&l->done);
 }
 
+/*
+ * Take every held request off the disk onto @list, in arrival order, and
+ * record the next "record" dispatches, or @dflt if it is 0.  requeue_lock
+ * held.
+ */
+static void requeue_take_held(struct list_head *list, unsigned int dflt)
+{
+	list_splice_init(&requeue_held, list);
+	requeue_recording = min_t(unsigned int, REQUEUE_MAX,
+				  requeue_record ?: dflt);
+	requeue_record = 0;
+	requeue_nr_order = 0;
+	requeue_nr_held = 0;
+}
+
 /* Give every held request back, in arrival order. */
 static void requeue_all(void)
 {
@@ -119,16 +172,31 @@ static void requeue_all(void)
 	LIST_HEAD(list);
 
 	spin_lock(&requeue_lock);
-	list_splice_init(&requeue_held, &list);
-	requeue_recording = requeue_nr_held;
-	requeue_nr_order = 0;
-	requeue_nr_held = 0;
+	requeue_take_held(&list, requeue_nr_held);
 	spin_unlock(&requeue_lock);
 	list_for_each_entry_safe(cmd, next, &list, node) {
 		list_del_init(&cmd->node);
+		atomic_dec(&requeue_budget_used);
 		blk_mq_requeue_request(blk_mq_rq_from_pdu(cmd), false);
 	}
 	blk_mq_kick_requeue_list(requeue_disk->queue);
+}
+
+/* Complete every held request, and let blk-mq issue what waits. */
+static void requeue_release(void)
+{
+	struct requeue_cmd *cmd, *next;
+	LIST_HEAD(list);
+
+	spin_lock(&requeue_lock);
+	requeue_take_held(&list, 0);
+	spin_unlock(&requeue_lock);
+	list_for_each_entry_safe(cmd, next, &list, node) {
+		list_del_init(&cmd->node);
+		blk_mq_end_request(blk_mq_rq_from_pdu(cmd), BLK_STS_OK);
+		atomic_dec(&requeue_budget_used);
+	}
+	blk_mq_run_hw_queues(requeue_disk->queue, false);
 }
 
 static int requeue_staged(void)
@@ -174,16 +242,23 @@ static int requeue_set_trigger(const char *val, const struct kernel_param *kp)
 	ret = kstrtouint(val, 0, &mode);
 	if (ret)
 		return ret;
-	if (mode != 1 && mode != 2)
+	if (kp->arg) {			/* release= */
+		if (mode != 1)
+			return -EINVAL;
+		mode = 3;
+	} else if (mode != 1 && mode != 2) {
 		return -EINVAL;
+	}
 	/* One requeue at a time, and no scheduler switch meanwhile. */
 	mutex_lock(&requeue_disk->queue->sysfs_lock);
 	if (!READ_ONCE(requeue_nr_held))
 		ret = -ENOENT;
 	else if (mode == 1)
 		requeue_all();
-	else
+	else if (mode == 2)
 		ret = requeue_staged();
+	else
+		requeue_release();
 	mutex_unlock(&requeue_disk->queue->sysfs_lock);
 	return ret;
 }
@@ -193,6 +268,14 @@ static const struct kernel_param_ops requeue_trigger_ops = {
 };
 module_param_cb(requeue, &requeue_trigger_ops, NULL, 0200);
 MODULE_PARM_DESC(requeue, "1: requeue the held requests; 2: the same, staged");
+/* kp->arg set: the same trigger, which releases instead (1 only). */
+static int requeue_release_mode = 1;
+module_param_cb(release, &requeue_trigger_ops, &requeue_release_mode, 0200);
+MODULE_PARM_DESC(release, "1: complete the held requests");
+module_param_named(budget, requeue_budget, uint, 0600);
+MODULE_PARM_DESC(budget, "At most N requests at the disk at once (0: no limit)");
+module_param_named(record, requeue_record, uint, 0600);
+MODULE_PARM_DESC(record, "Record N dispatches after the next requeue or release (0: as many as held)");
 
 static int requeue_set_hold(const char *val, const struct kernel_param *kp)
 {
