@@ -29,10 +29,12 @@ kdir=$(guest_kdir "$flavour")
 out=build/flavour-$flavour
 rm -rf "$out"
 mkdir -p "$out"
-# The sources of the modules: what the build reads, and nothing it made.
-find Makefile Kbuild scripts/private-headers.sh sched poll include \
+# The sources of the modules: what the build reads (dkms.conf for the
+# version they report), and nothing it made.
+find Makefile Kbuild dkms.conf scripts/private-headers.sh sched poll include \
 	tests/modules -type f \
-	\( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \) \
+	\( -name '*.[ch]' -o -name Kbuild -o -name Makefile -o -name '*.sh' \
+	   -o -name dkms.conf \) \
 	! -name '*.mod.c' -print0 | cpio --quiet -0 -pdm "$out"
 # The private block/ headers depend on the kernel version only, which every
 # flavour shares: extract them once, into this tree's build/.

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: suspend waits for every lower request (bd_dev's offset is 6.12's)
 # vm: -c 2 -t 200
 # pdmsetup suspend returns only when the I/O in flight has completed.  A
 # pdm stripe over two slow null_blk devices (every request completes by
@@ -33,14 +34,17 @@ pdm_devt=$(( (maj << 20) | min ))
 
 # The events, on one clock for all CPUs.  blkdev_bio_end_io_async ends
 # the direct I/O of libaio's fio, each top bio once; struct bio's
-# bi_bdev is at 8, struct block_device's bd_dev at 36 in 6.1.  (libaio,
+# bi_bdev is at 8, struct block_device's bd_dev at 36 in 6.1 and at 52
+# in 6.12 (pahole on each vmlinux).  (libaio,
 # not io_uring: io_uring's first try of each bio is REQ_NOWAIT, which a
 # suspend ends at once with EAGAIN in the submitting task, and a probe
 # hit in a task loses the events of the interrupts that come during it.)
 echo 0 >$TRACEFS/tracing_on
 echo global >$TRACEFS/trace_clock
 echo 4096 >$TRACEFS/buffer_size_kb
-for ev in "topend blkdev_bio_end_io_async dev=+36(+8(%di)):u32" \
+bd_dev=36
+[ "$(kernel_line)" = 6.1 ] || bd_dev=52
+for ev in "topend blkdev_bio_end_io_async dev=+$bd_dev(+8(%di)):u32" \
 	"cloneend pdm:pdm_clone_endio" "remapend pdm:pdm_remap_endio"; do
 	echo "p:blkfast/$ev" >>$TRACEFS/kprobe_events ||
 		fail "cannot add kprobe '$ev'"

@@ -1,18 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full dispatch order, no lifetime question; the requeue path runs in the core under sd-fault's requeue injection
+# 6.12-tier: blk-mq's requeue list keeps arrival order there, so at-head inserts come back newest first
 # vm: -c 2
 # vm-alone: its dispatch order depends on what is queued when the device frees
 # Requeued requests come back in mq-deadline's order, staged or not.  The
 # test-only disk requeue0 (tests/modules/blkfast-requeue.c) keeps four
 # reads, at sectors 0, 64, 128 and 192, which arrive one by one, and gives
 # them back with blk_mq_requeue_request() in that order; its requeue work
-# inserts each at the head of the scheduler.  mq-deadline dispatches them
-# again in arrival order (its at-head inserts are LIFO, and the requeue
-# list is LIFO too).  split-deadline must do the same when it inserts them
-# directly and when every insert is staged because another CPU holds its
-# dispatch lock (requeue=2): the path where a double reversal once gave
-# 192 128 64 0.
+# inserts each at the head of the scheduler.  On 6.1 mq-deadline
+# dispatches them again in arrival order (its at-head inserts are LIFO,
+# and 6.1's requeue list is LIFO too); on 6.12, whose requeue list keeps
+# arrival order, newest first: 192 128 64 0.  split-deadline must do the
+# same when it inserts them directly and when every insert is staged
+# because another CPU holds its dispatch lock (requeue=2): the path where
+# a double reversal once gave 6.1 the reverse order.
 . "$(dirname "$0")/lib/lib.sh"
 
 P=/sys/module/blkfast_requeue/parameters
@@ -51,7 +53,7 @@ requeue_order() {
 	set_sched requeue0 "$1"
 	hold_reads 4
 	requeue_held "$2" "$3"
-	expect_eq "$3: dispatch order" "0 64 128 192" "$(cat $P/order)"
+	expect_eq "$3: dispatch order" "$want" "$(cat $P/order)"
 }
 
 busy_inserts() {
@@ -59,6 +61,8 @@ busy_inserts() {
 		$DEBUGFS/block/requeue0/sched/contention
 }
 
+want="0 64 128 192"
+[ "$(kernel_line)" = 6.1 ] || want="192 128 64 0"
 requeue_order mq-deadline 1 "mq-deadline, requeued"
 requeue_order split-deadline 1 "split-deadline, requeued"
 before=$(busy_inserts)
