@@ -6,10 +6,12 @@
 # tests/vm/bench/exact.sh's matrix twice, in two boots at once (exact
 # time does not care what else the host runs), to show that the numbers
 # repeat; then one boot of its profiles (perf in the guest); then the
-# hybrid polling part (tests/vm/bench/exact-hybrid.sh).  Report:
-# build/bench/exact.md.
+# hybrid polling part (tests/vm/bench/exact-hybrid.sh); and the matrix
+# once more on Debian's 6.12 ("612"), beside 6.1's: each kernel's
+# mq-deadline and dm-linear against split-deadline and pdm built for it.
+# Report: build/bench/exact.md.
 #
-#   scripts/bench-exact.sh [--report] [--only=matrix,profile,hybrid]
+#   scripts/bench-exact.sh [--report] [--only=matrix,profile,hybrid,612]
 #     --report  only rebuild the report from the last run's logs
 #   BENCH_EXACT_IOS (default 50000): I/Os per measured run
 set -euo pipefail
@@ -19,7 +21,7 @@ top=$(dirname "$here")
 guest=$top/tests/vm/bench
 # shellcheck source=scripts/config.sh
 . "$here/config.sh"
-report_only=0 only=matrix,profile,hybrid
+report_only=0 only=matrix,profile,hybrid,612
 for a in "$@"; do
 	case $a in
 	--report) report_only=1 ;;
@@ -54,8 +56,17 @@ if [ $report_only = 0 ]; then
 	if want matrix; then
 		boot exact-1 "-m 2048 -t 3600" "$guest/exact.sh" ios="$ios" &
 		boot exact-2 "-m 2048 -t 3600" "$guest/exact.sh" ios="$ios" &
-		wait
 	fi
+	# 6.12: its kernel and our modules built for it, beside 6.1's boots.
+	if want 612; then
+		{ "$here/deps.sh" --flavour 6.12-amd64 &&
+		  "$here/flavour-modules.sh" 6.12-amd64; } >"$out/exact-612.build" 2>&1 &&
+		BLKFAST_KO_DIR=$top/build/flavour-6.12-amd64 boot exact-612 \
+			"-f 6.12-amd64 -m 2048 -t 3600" "$guest/exact.sh" \
+			ios="$ios" ||
+			echo 1 >"$out/exact-612.rc" &
+	fi
+	wait
 	if want profile; then
 		BLKFAST_VM_PROGS="$(command -v perf)" boot exact-profile \
 			"-m 2048 -t 1800" "$guest/exact.sh" ios="$ios" \
@@ -66,6 +77,31 @@ if [ $report_only = 0 ]; then
 	fi
 fi
 t1=$(date +%s)
+
+# kernel_table: boot 1's rows (6.1) beside the 6.12 boot's, each as
+# instructions per I/O and as a multiple of its kernel's baseline row of
+# the same table (raw, raw-nostats or none).
+kernel_table() {
+	echo "| configuration | instr/IO 6.1 | instr/IO 6.12 | 6.12 vs 6.1 | vs baseline 6.1 | vs baseline 6.12 |"
+	echo "|---|---:|---:|---:|---:|---:|"
+	awk 'FNR == 1 { f++ }
+		/^exact: / { sub(/^exact: /, ""); c = $0
+			sub(/ ns\/io=.*/, "", c)
+			for (i = 1; i <= NF; i++) { split($i, kv, "=")
+				if (kv[1] == "instr/io") v[c, f] = kv[2] }
+			if (f == 1) order[++n] = c }
+		END { for (i = 1; i <= n; i++) { c = order[i]
+			# The baseline of a row: raw or none at its QD and mode.
+			b = c; split(c, w, " ")
+			base = w[1] ~ /^(none|mq-deadline|split-deadline|kyber)$/ ? "none" : "raw"
+			if (w[1] ~ /-nostats$/) base = base "-nostats"
+			sub(/^[^ ]+/, base, b)
+			if (!((c, 2) in v)) continue
+			printf "| %s | %d | %d | %.3fx | %.3fx | %.3fx |\n", c,
+				v[c, 1], v[c, 2], v[c, 2] / v[c, 1],
+				v[c, 1] / v[b, 1], v[c, 2] / v[b, 2] } }' \
+		"$out/exact-1.log" "$out/exact-612.log"
+}
 
 # section NAME: the markdown NAME's guest script printed, or why there
 # is none.
@@ -147,6 +183,28 @@ repeat_table() {
 	echo "## Hybrid polling, exact"
 	echo
 	section exact-hybrid
+	echo
+	echo "## Linux 6.1 and 6.12 side by side"
+	echo
+	echo "The matrix of boot 1 (Debian's $(guest_kver amd64)) beside one"
+	echo "boot of Debian's $(guest_kver 6.12-amd64), our modules built for"
+	echo "each: split-deadline against that kernel's mq-deadline, pdm"
+	echo "against its dm-linear.  Instructions per I/O, and each row as a"
+	echo "multiple of its kernel's baseline (raw for stacks, none for"
+	echo "elevators)."
+	echo
+	if [ -f "$out/exact-1.log" ] && [ -f "$out/exact-612.log" ]; then
+		kernel_table
+		echo
+		echo "<details><summary>the 6.12 boot's own tables</summary>"
+		echo
+		section exact-612
+		echo
+		echo "</details>"
+	else
+		echo "**Not run** (--only=$only, or the 6.12 build failed:" \
+			"$out/exact-612.build)."
+	fi
 } >"$report"
 cat "$report"
 echo "bench-exact: report in $report" >&2
