@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: clone sizing against 6.12 logical/physical block limits
 # debug-tier: full clone sizing is arithmetic (1.8 min on the debug kernel); the same clone paths run in the core
 # vm: -c 2
 # Clones fit a 512e lower device's limit, which 6.1 cuts at a physical

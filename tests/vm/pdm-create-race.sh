@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: create racing remove, with holder links made after add_disk
 # vm: -c 2
 # A remove that races a create waits for create's udev event.  create
 # publishes the device (a remove can find it from then on) and then tells

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: lower devices named by path, opened as files with kernel credentials
 # vm: -c 2 -t 120
 # A command that looks up or opens a lower device must not hold up the
 # commands of other devices while it waits for I/O: a table names its

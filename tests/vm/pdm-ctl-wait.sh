@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: commands waiting on a suspended device, bdev_freeze() there
 # vm: -c 2
 # A command waiting for a device's I/O holds up that device only.  pdm1
 # stacks on pdm0; pdm0 is suspended, so a read through pdm1 stays

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: deferred remove racing an open, with 6.12 open/release methods
 # vm: -c 2
 # A deferred removal whose device is opened again between its last close
 # and the removal stays pending, as dm's does (udev's watch rule opens a

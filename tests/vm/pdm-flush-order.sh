@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: flushes and FUA through write_cache set by queue_limits features
 # vm: -c 1 -t 400
 # A write with REQ_PREFLUSH and data (a jbd2 commit block: PREFLUSH|FUA)
 # must reach the lower devices as "flush every device, wait, then write":

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: hybrid polling, which 6.12 has nowhere else (io_poll_delay is gone)
 # vm: -c 2 -d 48M -d 48M -t 900
 # vm-alone: its CPU time per I/O is compared between sleep and classic polling
 # pdm's hybrid "sleep" (pdm-hybrid.c):

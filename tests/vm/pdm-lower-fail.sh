@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: a lower device removed under I/O, its file-based open released
 # vm: -c 1
 # A lower device that goes away under I/O.  null_blk devices made through
 # configfs are powered off (or their directory removed) while fio runs on a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: what the lower disk accounts and traces, with 6.12 bdev_*_io_acct
 # vm: -m 1536
 # debug-tier: full accounting and tracing, no new memory lifetimes: the core's pdm-iostats runs the same paths
 # What the lower disk's own accounting sees of pdm's I/O, in each

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: polled verify over emulated NVMe, whose poll queues 6.12 feature-flags
 # debug-tier: full verify I/O over emulated NVMe (4.5 min on the debug kernel); the same pdm paths run over null_blk in the core
 # vm: -c 2 -d 48M -d 48M -d 48M -d 48M -t 400
 # fio verify=crc32c through pdm over emulated NVMe disks with a poll queue

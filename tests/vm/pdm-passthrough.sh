@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: discards, write zeroes and flushes through queue_limits stacking
 # debug-tier: full what passes through is not timing or lifetime (2.7 min on the debug kernel); its clone paths run in the core under pdm-basic and pdm-lower-fail
 # vm: -c 2 -d 48M -d 48M
 # What pdm passes through to its lower devices, with dm-linear over a

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: every poll_mode against lower poll queues that may lose BLK_FEAT_POLL
 # vm: -c 2 -d 48M -d 48M -t 400
 # rt-tier: sweep and sweep_wait lock lower poll queues whose ->poll() takes sleeping locks there
 # pdm's polling strategies over a 2-leg stripe of emulated NVMe disks:

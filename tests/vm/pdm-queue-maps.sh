@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: lower poll-queue maps after nr_hw_queues changes (BLK_FEAT_POLL kept with no poll queues)
 # vm: -c 2
 # pdm's sweep polls every poll queue of its lower devices: the lower queue
 # maps may change under it.  A configfs null_blk device has its

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: device lifetimes around completions, bdev files closed on remove
 # vm: -c 2 -t 400
 # A device's life around completions that run in another task: create,
 # write and read back, remove, over and over (300 times; 50 in the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: secure erase limits stacked through queue_limits
 # vm: -c 1
 # pdm never offers secure erase, as dm turns it off: 6.1's
 # blk_stack_limits() keeps the smallest non-zero leg's limit, so a table

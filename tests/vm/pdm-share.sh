@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: several pdm devices over one disk: holders, shared poll queues
 # debug-tier: full holders and shared poll queues (1.6 min on the debug kernel); the clone and remap paths run in the core's other pdm tests
 # vm: -c 2 -d 64M
 # pdm devices share a lower disk as dm devices do: pdm holds every lower

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: polls of a bio whose lower device went away
 # vm: -c 2 -t 400
 # Pollers against bios that are freed and reused under them: io_uring
 # may call poll_bio on a top bio that has just completed, been freed and

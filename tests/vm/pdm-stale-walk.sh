@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: sweeps over queues of a table being replaced
 # vm: -c 2 -a kfence.sample_interval=0
 # A poll_bio that finds a stale top bio's pdm_io just before the io ends
 # and is set up again, unpublished, for the same bio reused unpolled, must

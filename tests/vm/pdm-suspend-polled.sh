@@ -1,5 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full 5.8 min on the debug kernel; the core's pdm-ctl-wait kills commands waiting on suspended devices, and pdm-suspend and pdm-lockfs run suspends under I/O
+# 6.12-tier: killed suspends with polled I/O held, bdev_freeze()/thaw there
 # vm: -c 2 -t 240
 # A suspend waiting for polled I/O can be killed, and leaves the device
 # live.  null_blk's poll queue completes a request only when it is

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: trylock sweeps of lower poll queues under contention
 # vm: -c 2
 # rt-tier: sweep holds a lock across ->poll(), whose own locks sleep on PREEMPT_RT
 # Pollers contending on one lower poll queue, in sweep and sweep_wait

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: create, rename and remove events with holder links made after add_disk
 # debug-tier: full event contents, no I/O path; the create and remove lifetimes run in the core under pdm-create-race and pdm-remove-race
 # vm: -c 1
 # The uevents a pdm device sends, as heard on the kernel's uevent netlink

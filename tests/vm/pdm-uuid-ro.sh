@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: read-only opens (BLK_OPEN_READ files) and uuid lookups
 # debug-tier: full names, modes and refusals, no I/O path; the control path's error paths run in the core under pdm-fault-ctl
 # vm: -c 1
 # UUIDs, read-only devices and deferred removal, as dmsetup has them:

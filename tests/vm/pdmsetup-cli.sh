@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: the module version and the verbs against modules built for 6.12
 # debug-tier: full the user-space tool's command line; the control path's error and allocation paths run in the core under pdm-fault-ctl
 # vm: -c 1
 # pdmsetup as scripts use it:

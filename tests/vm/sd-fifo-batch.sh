@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: fifo_batch against 6.12's mq-deadline, whose batches go on by latest_pos
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
 # vm-alone: its batch lengths are compared with mq-deadline's under the same load

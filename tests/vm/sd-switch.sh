@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# 6.12-tier: elevator switches under verify I/O, inserts with blk_insert_t flags
 # vm: -c 2
 # Switching none / mq-deadline / split-deadline while verify I/O runs loses
 # nothing and hangs nothing; rmmod is refused while a queue uses the
