@@ -90,6 +90,11 @@ static struct request *bf_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	return rq;
 }
 
+/* Nothing to count; 6.12's elv_register() refuses an elevator without it. */
+static void bf_finish_request(struct request *rq)
+{
+}
+
 static bool bf_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	return !list_empty_careful(&bf_fifo_of(hctx)->list);
@@ -153,6 +158,7 @@ static struct elevator_type bf_fifo_hctx = {
 	.ops = {
 		.insert_requests	= BF_INSERT,
 		.dispatch_request	= bf_dispatch_request,
+		.finish_request		= bf_finish_request,
 		.has_work		= bf_has_work,
 		.init_sched		= bf_init_hctx_sched,
 		.exit_sched		= bf_exit_sched,
@@ -167,6 +173,7 @@ static struct elevator_type bf_fifo_global = {
 	.ops = {
 		.insert_requests	= BF_INSERT,
 		.dispatch_request	= bf_dispatch_request,
+		.finish_request		= bf_finish_request,
 		.has_work		= bf_has_work,
 		.init_sched		= bf_init_global,
 		.exit_sched		= bf_exit_sched,

@@ -190,10 +190,17 @@ static int bf_disk_add(int n, const char *path,
 	disk->first_minor = n;
 	disk->minors = 1;
 	disk->fops = fops;
+	/*
+	 * No partition scan, as pdm: 6.12's add_disk() closes the file it
+	 * scanned through in this task's task work, which runs after a
+	 * failed module init (bfremap1's lower2 refused) has freed the
+	 * module, and the close reads the freed disk->fops.
+	 */
+	disk->flags |= GENHD_FL_NO_PART;
 	snprintf(disk->disk_name, DISK_NAME_LEN, "bfremap%d", n);
 	set_capacity(disk, bdev_nr_sectors(b));
 
-	/* add_disk() reads the partition table through it. */
+	/* udev's probes read through it once add_disk() announces it. */
 	d->lower = b;
 	d->lower_handle = handle;
 	ret = add_disk(disk);

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# debug-tier: full error segments end bios before any clone or remap (2.3 min on the debug kernel); the core's pdm-fail-leg and pdm-fault-io run the clone and split error paths
 # 6.12-tier: the error target under 6.12's validated limits, and the kernel's dm-error reference there
 # vm: -c 2
 # pdm's error target against dm-error, the same tables over twin

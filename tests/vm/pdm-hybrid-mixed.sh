@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 6.12-tier: per-direction hybrid estimates, which 6.12 has nowhere else
 # vm: -c 2 -t 600
 # vm-alone: its latency and CPU ratios are measured
 # debug-tier: full the per-device estimates are learned and read in the core under pdm-hybrid-sleep; this adds the timing

@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 6.12-tier: the dispatch gate with no zone write unlocks to wake it
 # debug-tier: full holds scheduler windows open with kprobes, an ordering question; split-deadline's locking runs in the core under sd-switch, sd-verify and sd-fault
 # vm: -c 2
 # vm-alone: holds a dispatch window open for a set time with a kprobe

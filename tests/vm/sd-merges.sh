@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 6.12-tier: merges kept under contention against 6.12's mq-deadline
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 4 -m 1536
 # vm-alone: its merge counts are compared with mq-deadline's under the same load

@@ -62,6 +62,16 @@ all_ended() {
 	PIDS=()
 }
 
+# record_after WHAT TRIGGER: record the two dispatches that follow
+# TRIGGER (release or requeue) of what the disk holds; every read ends;
+# the order in ORDER.
+record_after() {
+	echo 2 >$P/record
+	echo 1 >"$P/$2" || fail "$1: $2 failed"
+	all_ended "$1"
+	ORDER=$(cat $P/order)
+}
+
 # batch_order SCHED: the batch continuation scenario; its order in ORDER.
 batch_order() {
 	local what="$1, batch"
@@ -79,10 +89,7 @@ batch_order() {
 	held "$what: A" 1
 	read_at 160 2
 	queued "$what: C" 0 3 0
-	echo 2 >$P/record
-	echo 1 >$P/release || fail "$what: release of A failed"
-	all_ended "$what"
-	ORDER=$(cat $P/order)
+	record_after "$what" release
 }
 
 # head_order SCHED: the at-head scenario; its order in ORDER.
@@ -94,10 +101,7 @@ head_order() {
 	held "$what: X" 1
 	read_at 320 2
 	queued "$what: B" 0 1 1
-	echo 2 >$P/record
-	echo 1 >$P/requeue || fail "$what: requeue of X failed"
-	all_ended "$what"
-	ORDER=$(cat $P/order)
+	record_after "$what" requeue
 }
 
 PIDS=()

@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 6.12-tier: the dispatch gate under preempt=full on 6.12 PREEMPT_DYNAMIC
 # vm: -c 2 -a preempt=full
 # vm-alone: its stall is measured against mq-deadline's p99.9 latency
 # rt-tier: the priority inversion only a fully preemptible kernel has

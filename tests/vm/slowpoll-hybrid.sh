@@ -1,6 +1,5 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# 6.12-tier: hybrid sleep against a slow lower ->poll(), on 6.12's io_uring
 # debug-tier: full counts lower polls in gate mode; the hybrid paths run in the core under pdm-hybrid-sleep
 # vm: -c 2
 # vm-alone: counts polls against a fixed service time
