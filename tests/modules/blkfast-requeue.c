@@ -234,6 +234,31 @@ static int requeue_staged(void)
 	return l.staged ? 0 : -ETIMEDOUT;
 }
 
+/* What a write to requeue= or release= does to the held requests. */
+enum requeue_action {
+	REQUEUE_NOW = 1,	/* requeue=1 */
+	REQUEUE_STAGED = 2,	/* requeue=2 */
+	REQUEUE_RELEASE,	/* release=1 */
+};
+
+static int requeue_act(enum requeue_action act)
+{
+	int ret = 0;
+
+	/* One action at a time, and no scheduler switch meanwhile. */
+	mutex_lock(&requeue_disk->queue->sysfs_lock);
+	if (!READ_ONCE(requeue_nr_held))
+		ret = -ENOENT;
+	else if (act == REQUEUE_NOW)
+		requeue_all();
+	else if (act == REQUEUE_STAGED)
+		ret = requeue_staged();
+	else
+		requeue_release();
+	mutex_unlock(&requeue_disk->queue->sysfs_lock);
+	return ret;
+}
+
 static int requeue_set_trigger(const char *val, const struct kernel_param *kp)
 {
 	unsigned int mode;
@@ -242,25 +267,9 @@ static int requeue_set_trigger(const char *val, const struct kernel_param *kp)
 	ret = kstrtouint(val, 0, &mode);
 	if (ret)
 		return ret;
-	if (kp->arg) {			/* release= */
-		if (mode != 1)
-			return -EINVAL;
-		mode = 3;
-	} else if (mode != 1 && mode != 2) {
+	if (mode != REQUEUE_NOW && mode != REQUEUE_STAGED)
 		return -EINVAL;
-	}
-	/* One requeue at a time, and no scheduler switch meanwhile. */
-	mutex_lock(&requeue_disk->queue->sysfs_lock);
-	if (!READ_ONCE(requeue_nr_held))
-		ret = -ENOENT;
-	else if (mode == 1)
-		requeue_all();
-	else if (mode == 2)
-		ret = requeue_staged();
-	else
-		requeue_release();
-	mutex_unlock(&requeue_disk->queue->sysfs_lock);
-	return ret;
+	return requeue_act(mode);
 }
 
 static const struct kernel_param_ops requeue_trigger_ops = {
@@ -268,9 +277,24 @@ static const struct kernel_param_ops requeue_trigger_ops = {
 };
 module_param_cb(requeue, &requeue_trigger_ops, NULL, 0200);
 MODULE_PARM_DESC(requeue, "1: requeue the held requests; 2: the same, staged");
-/* kp->arg set: the same trigger, which releases instead (1 only). */
-static int requeue_release_mode = 1;
-module_param_cb(release, &requeue_trigger_ops, &requeue_release_mode, 0200);
+
+static int requeue_set_release(const char *val, const struct kernel_param *kp)
+{
+	unsigned int one;
+	int ret;
+
+	ret = kstrtouint(val, 0, &one);
+	if (ret)
+		return ret;
+	if (one != 1)
+		return -EINVAL;
+	return requeue_act(REQUEUE_RELEASE);
+}
+
+static const struct kernel_param_ops requeue_release_ops = {
+	.set	= requeue_set_release,
+};
+module_param_cb(release, &requeue_release_ops, NULL, 0200);
 MODULE_PARM_DESC(release, "1: complete the held requests");
 module_param_named(budget, requeue_budget, uint, 0600);
 MODULE_PARM_DESC(budget, "At most N requests at the disk at once (0: no limit)");
