@@ -15,8 +15,9 @@
  *
  * The end_io sleeps, so the lower device must complete in process
  * context where sleeping is allowed, and not inside the submission: null_blk
- * with blocking=1 under a scheduler, which runs its queue in a kblockd
- * worker under SRCU and completes inline (irqmode=0).
+ * with blocking=1 under a scheduler, its queue run in a kblockd worker
+ * (under SRCU, completing inline with irqmode=0) from a plug that the
+ * submitter's sleep flushed.
  *
  *   submit   write a device path: open it, submit a 4k read at sector 0,
  *            close it
@@ -66,6 +67,7 @@ static int endhold_submit(const char *val, const struct kernel_param *kp)
 {
 	struct block_device *bdev;
 	void *handle;
+	struct blk_plug plug;
 	char *path;
 	int ret = 0;
 
@@ -89,7 +91,16 @@ static int endhold_submit(const char *val, const struct kernel_param *kp)
 	bio_init(&endhold_bio, bdev, &endhold_bvec, 1, REQ_OP_READ);
 	endhold_bio.bi_end_io = endhold_end_io;
 	__bio_add_page(&endhold_bio, endhold_page, PAGE_SIZE, 0);
+	/*
+	 * Sleep with a plug held: a plug flushed by the scheduler runs the
+	 * lower queue in kblockd.  6.12's __submit_bio() plugs on its own
+	 * and, left to flush at its blk_finish_plug(), dispatches and
+	 * completes the read inside this task, with the device still open.
+	 */
+	blk_start_plug(&plug);
 	submit_bio(&endhold_bio);
+	schedule_timeout_uninterruptible(1);
+	blk_finish_plug(&plug);
 	/* As the submitter that closes once its bio is out. */
 	bf_bdev_close(bdev, false, NULL, handle);
 out:

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
+# 6.12-tier: the remove of a device whose bio is still in its end_io, where 6.12 closes lower devices through deferred fput
 # pdm is done with a device before it ends a bio: a submitter that gets
 # its bio back may close and remove the device while it is still inside
 # its end_io, and the remove must neither wait for that end_io nor leave
@@ -16,9 +17,9 @@
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 blocking=1 irqmode=0 nr_devices=2 submit_queues=1
-# Through a scheduler the read is dispatched, and completed, in a kblockd
-# worker: not inside the submitter's submit_bio(), which has closed the
-# device by then.
+# Through a scheduler, from a plug that the submitter's sleep flushes, the
+# read is dispatched, and completed, in a kblockd worker: not inside the
+# submitter's submit_bio(), which has closed the device by then.
 set_sched nullb0 mq-deadline
 set_sched nullb1 mq-deadline
 run modprobe pdm
