@@ -3,6 +3,7 @@
 # vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's dm-linear polling, the reference for pdm
 # vm: -c 1
+# 6.12-tier: 6.12's dm-linear polling, the reference for pdm
 # dm-linear over null_blk's poll queue: dm reports polling, and fio io_uring
 # hipri=1 on the dm device completes every I/O through null_poll().
 . "$(dirname "$0")/lib/lib.sh"

@@ -3,6 +3,7 @@
 # vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's null_blk polling, which pdm's tests stand on
 # vm: -c 1
+# 6.12-tier: 6.12's null_blk poll queues, which the tier's pdm tests stand on
 # null_blk with a poll queue: fio io_uring hipri=1 completes every I/O by
 # polling (the sum of null_poll()'s return values equals fio's I/O count),
 # and hipri=0 on the same device completes none by polling.

@@ -3,6 +3,7 @@
 # vm-skip-flavour: debug a baseline of the kernel's own code, not ours
 # baseline: the kernel's NVMe polling under QEMU, which pdm-nvme-verify stands on
 # vm: -c 2 -d 256M -t 120
+# 6.12-tier: 6.12's NVMe polling under QEMU, which pdm-nvme-verify stands on
 # An emulated NVMe disk with a poll queue: fio io_uring hipri=1 writes and
 # verifies with crc32c while the disk raises no I/O interrupt at all (every
 # completion was polled); hipri=0 on the same disk completes by interrupt.

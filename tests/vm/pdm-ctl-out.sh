@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full output sizing, no concurrency; the control path's allocation and error paths run in the core under pdm-fault-ctl
+# 6.12-tier: the control device's output sizing, on the 6.12 build of its ioctls
 # The control device's output protocol (LIST, TABLE, STATUS), with data
 # areas of exactly chosen sizes (tests/progs/pdm-ctl-out.c): a buffer just
 # too small or far too small comes back with PDM_F_BUFFER_FULL and the

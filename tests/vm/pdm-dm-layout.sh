@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # debug-tier: full moves whole devices of data (4 min on the debug kernel); its code paths run in the core's pdm tests
 # vm: -c 1 -t 300
+# 6.12-tier: data laid out exactly as 6.12's dm lays it out
 # pdm lays data out on its lower devices exactly as dm does with the same
 # table.  Three memory-backed null_blk devices keep what is written to
 # them across table changes.  For each table: random data is written

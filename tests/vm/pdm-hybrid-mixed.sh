@@ -3,6 +3,7 @@
 # vm: -c 2 -t 600
 # vm-alone: its latency and CPU ratios are measured
 # debug-tier: full the per-device estimates are learned and read in the core under pdm-hybrid-sleep; this adds the timing
+# 6.12-tier: per-device hybrid estimates through 6.12's io_uring iopoll
 # pdm's hybrid estimates are per lower device: a table over a slow device
 # (slowpoll, 1 ms) and a fast one (null_blk's poll queue) waits for each
 # as it is.  One estimate for the whole pdm device settles at the fast

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 1
 # debug-tier: full a check of table ranges under the control mutex, unit-tested on the host; every create and reload of the core runs it
+# 6.12-tier: the overlap refusal, over lower devices held as 6.12 files
 # Two writable pdm devices may not map the same sectors of a disk: two
 # block devices over one file system would both mount it, and corrupt it.
 # create and reload refuse, with EBUSY and a reason naming the leg, the

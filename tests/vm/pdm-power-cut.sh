@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -t 600
 # vm-skip-flavour: debug its kernel has no dm-delay; pdm's flush path runs there in pdm-flush-order
+# 6.12-tier: flush and FUA through 6.12's block layer, its ext4 and journal
 # Crash consistency, the end result a user cares about: after a power cut,
 # every file an application made durable (write, fsync, fsync of the
 # directory) is intact, and the file system is clean once its journal is

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
 # debug-tier: full a walk of device lists, no concurrency: the core's reloads (pdm-reload, pdm-fault-ctl) run the same check
+# 6.12-tier: the stacking check's walk over lower devices held as 6.12 files
 # Five pdm devices stacked on one another, each a table of 1,024 linear
 # segments over the one below.  A reload is checked for a table that
 # would stack a device on itself (a new device cannot be below anything,

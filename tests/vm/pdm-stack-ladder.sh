@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
 # debug-tier: full a walk of device lists, no concurrency: the core's reloads (pdm-reload, pdm-fault-ctl) run the same check
+# 6.12-tier: the stacking check's walk over lower devices held as 6.12 files
 # A ladder of read-only pdm devices, two a level, 16 levels high: each
 # device maps half its sectors to each device of the level below, and
 # carries an inactive table that does the same.  One lower device may sit

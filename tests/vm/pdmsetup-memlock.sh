@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
 # debug-tier: full pdmsetup's own memory, no kernel lifetimes: pdm-suspend and pdm-remove-race run these commands in the core
+# 6.12-tier: pdmsetup's locked memory around suspend and resume (6.12's bdev_freeze)
 # pdmsetup locks its memory around the commands that leave a device
 # suspended or resume it, as libdevmapper does: while a device is
 # suspended, a page fault of pdmsetup's that needs I/O through it (swap

@@ -3,6 +3,7 @@
 # vm-skip-flavour: debug a benchmark floor (test-only module), not shipped code
 # baseline: the test-only pass-through floor of the benchmark
 # vm: -c 2
+# 6.12-tier: the stacked benchmarks' floor disks on 6.12 (make bench-exact loads them)
 # The stacked polling benchmarks' floors (tests/modules/blkfast-remap.c),
 # bfremap0 and bfremap1 (with pdm's duties, which counts in its own disk
 # statistics), pass data through unchanged, polled and not, and hold

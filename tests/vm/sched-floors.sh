@@ -3,6 +3,7 @@
 # vm-skip-flavour: debug a benchmark floor (test-only module), not shipped code
 # baseline: the test-only floor elevators of the benchmark
 # vm: -c 2
+# 6.12-tier: the scheduler benchmark's floor elevators on 6.12 (make bench-exact loads them)
 # The benchmark's floor elevators (tests/modules/blkfast-fifo.c) carry data
 # correctly, under verify I/O from several jobs on several hardware queues,
 # and hold their module while a queue uses them: the scheduler benchmark's

@@ -4,6 +4,7 @@
 # vm: -c 2
 # vm-alone: holds a dispatch window open for a set time with a kprobe
 # rt-tier: on PREEMPT_RT split-deadline has no dispatching gate, whose preempted holder nothing would boost: the window's queue runs must take the lock
+# 6.12-tier: the dispatch gate's window under 6.12's blk-mq queue re-runs
 # No 3 ms bubble after split-deadline's dispatcher drops its lock.  Only
 # one CPU dispatches at a time (SD_DISPATCHING): a request inserted after
 # an idle pass dropped the dispatch lock, but before it cleared the flag,

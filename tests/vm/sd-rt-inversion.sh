@@ -4,6 +4,7 @@
 # vm-alone: its stall is measured against mq-deadline's p99.9 latency
 # rt-tier: the priority inversion only a fully preemptible kernel has
 # vm-skip-flavour: debug asserts a timing relation; the vm tier (preempt=full) and the rt tier run this test
+# 6.12-tier: the dispatch gate under preempt=full on 6.12's PREEMPT_DYNAMIC
 # No priority inversion on a fully preemptible kernel: PREEMPT_RT, and
 # Debian's PREEMPT_DYNAMIC kernel booted with preempt=full (this test's
 # boot on every other flavour).  A task of normal priority

@@ -3,6 +3,7 @@
 # vm: -c 2
 # vm-alone: holds a CPU with preemption off while a burst is staged
 # vm-skip-flavour: debug holds a CPU with preemption off for seconds, an ordering question; the staging path runs in the core under sd-verify and sd-switch
+# 6.12-tier: staging under 6.12's insert_requests(..., blk_insert_t) and its mq-deadline
 # Requests staged while another CPU holds split-deadline's dispatch lock
 # keep their order and the deadline of their arrival.  An insert that
 # finds the lock busy pushes its requests onto a lock-free staging list

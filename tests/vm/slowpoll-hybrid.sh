@@ -3,6 +3,7 @@
 # debug-tier: full counts lower polls in gate mode; the hybrid paths run in the core under pdm-hybrid-sleep
 # vm: -c 2
 # vm-alone: counts polls against a fixed service time
+# 6.12-tier: the hybrid sleep against a fixed service time through 6.12's io_uring
 # The test-only slowpoll disk (tests/modules/blkfast-slowpoll.c) and
 # pdm's hybrid polling over it.  The disk takes service_us per request
 # on both paths: no completion, polled or by timer, comes sooner.  Over
@@ -56,8 +57,11 @@ expect_ge "read estimate (ns) >= 0.9 x service time" $((svc * 900)) "$est"
 expect_le "read estimate (ns) < 3x service time" $((3 * svc * 1000)) "$est"
 note "lower polls for 500 reads: classic $classic, hybrid $hybrid"
 expect_ge "classic polls per read" 2 $((classic / 500))
-# hybrid polls from 7/8 of the estimate: at most a quarter of classic's
-expect_le "hybrid polls (x4)" "$classic" $((hybrid * 4))
+# hybrid polls from 7/8 of the estimate, some 1/8 of classic's polls;
+# seen from 0.06 to 0.27 of them (both kernels, polls per microsecond
+# follow the host's speed).  Without the sleep it would be all of them:
+# at most half.
+expect_le "hybrid polls (x2)" "$classic" $((hybrid * 2))
 run pdmsetup remove sp
 run rmmod pdm
 run rmmod blkfast-slowpoll
