@@ -12,13 +12,14 @@ BLKFAST_DEFAULT_FLAVOUR=amd64
 # kmemleak and fault injection (scripts/debug-kernel.sh).
 BLKFAST_FLAVOURS="amd64 cloud-amd64 rt-amd64"
 # Debian's 6.12 line (Debian 12's bookworm-security, Debian 13), booted
-# as the guest flavour "6.12-amd64": its image and headers packages at
-# this version, unpacked into the cache (the headers package would
-# install the kernel on the host), and linux-source-6.12 at the same.
+# as the guest flavours "6.12-amd64" and "6.12-rt-amd64" (PREEMPT_RT):
+# their image and headers packages at this version, unpacked into the
+# cache (the headers package would install the kernel on the host), and
+# linux-source-6.12 at the same.
 KABI_612=6.12.118+deb12
 # shellcheck disable=SC2034 # for scripts/deps.sh, which sources this
 KPKG_612=6.12.118-1~deb12u1
-BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug 6.12-amd64"
+BLKFAST_GUEST_FLAVOURS="$BLKFAST_FLAVOURS debug 6.12-amd64 6.12-rt-amd64"
 BLKFAST_FLAVOUR=${BLKFAST_FLAVOUR:-${FLAVOUR:-$BLKFAST_DEFAULT_FLAVOUR}}
 case " $BLKFAST_GUEST_FLAVOURS " in
 *" $BLKFAST_FLAVOUR "*) ;;

@@ -140,8 +140,11 @@ hdir=$(guest_kdir "$flavour")
 if [ "$series" = 6.12 ] && [ ! -s "$hdir/Makefile" ]; then
 	root=${hdir%/usr/src/*}
 	rm -rf "$root" "$root.tmp" "$deb_dir"/*.deb
-	fetch_debs "$deb_dir" "linux-headers-$kver" \
-		"linux-headers-$KABI_612-common" "linux-kbuild-$KABI_612"
+	# PREEMPT_RT's flavour has its own common tree.
+	common=linux-headers-$KABI_612-common
+	case $flavour in *-rt-*) common=$common-rt ;; esac
+	fetch_debs "$deb_dir" "linux-headers-$kver" "$common" \
+		"linux-kbuild-$KABI_612"
 	for d in "$deb_dir"/*.deb; do
 		dpkg-deb -x "$d" "$root.tmp"
 	done

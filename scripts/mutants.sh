@@ -72,7 +72,7 @@ shift $((OPTIND - 1))
 # for the older form).
 kill_lines() {
 	sed -n 's/^# kills: //p' "$1" | while read -r line; do
-		if [[ $line =~ ^([a-z0-9.]+/[^[:space:]:]+):[[:space:]]+(.+)$ ]]
+		if [[ $line =~ ^([a-z0-9.-]+/[^[:space:]:]+):[[:space:]]+(.+)$ ]]
 		then
 			printf '%s\t%s\n' "${BASH_REMATCH[1]}" \
 				"${BASH_REMATCH[2]}"
@@ -109,8 +109,8 @@ record_proof() {
 	mv "$tmp" "$record"
 }
 
-# tier_ready PATCH: the kernels that PATCH's killers boot are here (rt
-# and 6.12: their images; debug: the kernel scripts/debug-kernel.sh
+# tier_ready PATCH: the kernels that PATCH's killers boot are here (rt,
+# 6.12 and 6.12-rt: their images; debug: the kernel scripts/debug-kernel.sh
 # builds).
 tier_ready() {
 	local t
@@ -118,6 +118,8 @@ tier_ready() {
 		case $t in
 		rt/*) [ -s "$(guest_kernel_dir rt-amd64)/vmlinux" ] || return 1 ;;
 		6.12/*) [ -s "$(guest_kernel_dir 6.12-amd64)/vmlinux" ] ||
+			return 1 ;;
+		6.12-rt/*) [ -s "$(guest_kernel_dir 6.12-rt-amd64)/vmlinux" ] ||
 			return 1 ;;
 		debug/*) [ -s "$(guest_kdir debug)/Makefile" ] || return 1 ;;
 		esac

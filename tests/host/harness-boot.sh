@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # baseline: the VM harness's second boot after a boot that hangs
+# host-pool: its guests hang on purpose and are waited out, the host mostly idle
 # A boot that never reaches its test (the guest's start marker) within
 # BLKFAST_BOOT_S, or ends before it, is taken for a hang or a crash of the
 # kernel's own boot, before any module of ours: scripts/vm.sh says so,

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # baseline: the VM harness's exit-code protocol
+# host-pool: its guests hang on purpose and are waited out, the host mostly idle
 # The harness passes the guest script's exit code through, and fails a run
 # whose guest crashed or hung, with the hung guest's own report of its
 # tasks' stacks; it boots the guest a script's "# vm:"

@@ -28,7 +28,7 @@ for p in tests/mutants/*.patch; do
 		fi
 		kind=${t%%/*} test=${t#*/}
 		case $kind in
-		vm | rt | 6.12) f=tests/vm/$test.sh ;;
+		vm | rt | 6.12 | 6.12-rt) f=tests/vm/$test.sh ;;
 		debug) f=tests/vm/$test.sh
 			[ -f "$f" ] || f=tests/debug/$test.sh ;;
 		host) f=tests/host/$test.sh ;;
@@ -37,6 +37,16 @@ for p in tests/mutants/*.patch; do
 		esac
 		if [ -z "$f" ] || [ ! -f "$f" ]; then
 			echo "FAIL: $name: kills '$t', which is no test"
+			fail=1
+		fi
+		# A flavour tier runs only the tests its header key names.
+		case $kind in
+		rt | 6.12-rt) tag=rt-tier ;;
+		6.12) tag=6.12-tier ;;
+		*) tag= ;;
+		esac
+		if [ -n "$tag" ] && [ -f "$f" ] && ! grep -q "^# $tag: " "$f"; then
+			echo "FAIL: $name: kills '$t', but $f has no '# $tag:' line"
 			fail=1
 		fi
 	done <<<"$kills"
