@@ -9,7 +9,8 @@
 #                        tests/run debug)
 #   make lint            checkpatch, sparse, clang-format spacing, shellcheck
 #   make mutants         each tests/mutants/*.patch must make its tests fail
-#   make bench           every comparison in VM boots: build/bench/report.md
+#   make bench           every comparison in VM boots, 6.1 and 6.12:
+#                        build/bench/report.md
 #   make bench-exact     instructions per I/O, exact: build/bench/exact.md
 #   make demo            install what is missing, build, run the demo in a VM
 #   sudo make load       insert the modules into the running kernel
@@ -121,12 +122,14 @@ lint: deps
 mutants: vm-build
 	scripts/mutants.sh $(MUTANTS)
 
-# Every comparison, one report: build/bench/report.md (see scripts/bench.sh).
-# BENCH_QUICK=1 for a smoke run; BENCH_REPEATS, BENCH_SECS, BENCH_CPUS (the
-# scheduler part's vCPU counts, default "2 8"); BENCH_ONLY=sched,pdm,...
-# for some of the parts.
+# Every comparison, one report: build/bench/report.md (see scripts/bench.sh),
+# on Debian's 6.1 and 6.12 side by side.  BENCH_QUICK=1 for a smoke run;
+# BENCH_REPEATS, BENCH_SECS, BENCH_CPUS (the scheduler part's vCPU counts,
+# default "2 8"); BENCH_ONLY=sched,pdm,... for some of the parts;
+# BENCH_KERNELS=6.1 (or 6.12) for one kernel line.
 BENCH_FLAGS	= $(if $(filter-out 0,$(BENCH_QUICK)),--quick) \
-		  $(if $(BENCH_ONLY),--only=$(BENCH_ONLY))
+		  $(if $(BENCH_ONLY),--only=$(BENCH_ONLY)) \
+		  $(if $(BENCH_KERNELS),--kernels=$(BENCH_KERNELS))
 bench: vm-build
 	scripts/bench.sh $(BENCH_FLAGS)
 

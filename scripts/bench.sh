@@ -15,6 +15,11 @@
 #               GUEST-ARGS name real devices, e.g. sched_dev=nvme0n1
 #               pdm_devs=nvme0n1,nvme1n1,nvme2n1 (see the guest scripts)
 #     --report  only rebuild the report from the last run's logs
+#     --kernels=LINES  the kernel lines to boot, one after the other:
+#               6.1, 6.12 or both (the default, "6.1,6.12"): each line's
+#               report in build/bench/LINE/, and build/bench/report.md
+#               puts their headlines side by side, each against its own
+#               kernel's mq-deadline and dm-linear
 #   BENCH_REPEATS (default 5), BENCH_SECS (default 2), BENCH_CPUS (the
 #   scheduler part's vCPU counts, one boot each; default "2 8")
 #
@@ -33,6 +38,7 @@ guest=$top/tests/vm/bench
 # shellcheck source=scripts/config.sh
 . "$here/config.sh"
 quick=0 host=0 report_only=0 only=sched,pdm,poll,hybrid,lat
+kernels=6.1,6.12
 guest_args=()
 for a in "$@"; do
 	case $a in
@@ -40,19 +46,21 @@ for a in "$@"; do
 	--host) host=1 ;;
 	--report) report_only=1 ;;
 	--only=*) only=${a#*=} ;;
+	--kernels=*) kernels=${a#*=} ;;
 	*=*) guest_args+=("$a") ;;
 	*) echo "bench.sh: unknown argument '$a'" >&2; exit 2 ;;
 	esac
 done
-# --host measures this machine's kernel: it must be Debian 12's 6.1, with
-# pdm, split-deadline and null_blk there to load, or the report would
-# hold another kernel's numbers (or none) under this one's name.
+# --host measures this machine's kernel: it must be one of the two lines
+# blkfast builds for (6.1, 6.12), with pdm, split-deadline and null_blk
+# there to load, or the report would hold another kernel's numbers (or
+# none) under this one's name.
 # BLKFAST_HOST_RELEASE stands in for `uname -r` (tests/host/vm-accel.sh).
 if [ $host = 1 ] && [ $report_only = 0 ]; then
 	rel=${BLKFAST_HOST_RELEASE:-$(uname -r)}
 	case $rel in
-	6.1.*) ;;
-	*) echo "bench.sh: --host needs Debian 12's Linux 6.1, this machine runs $rel" >&2
+	6.1.* | 6.12.*) ;;
+	*) echo "bench.sh: --host needs Linux 6.1 or 6.12 (Debian 12, 13), this machine runs $rel" >&2
 	   exit 2 ;;
 	esac
 	[ "$(id -u)" = 0 ] || {
@@ -66,6 +74,28 @@ if [ $host = 1 ] && [ $report_only = 0 ]; then
 		}
 	done
 fi
+# Several kernel lines: this script once per line, each into its own
+# directory, then the side-by-side report (bench_lines below).
+[ $host = 0 ] || kernels=host
+case ,$kernels, in
+,6.1, | ,6.12, | ,host,) ;;
+,6.1,6.12, | ,6.12,6.1,)
+	rc=0
+	for k in 6.1 6.12; do
+		BLKFAST_BENCH_OUT=$top/build/bench/$k "$0" "$@" --kernels=$k ||
+			rc=1
+	done
+	"$here/bench-lines.sh" "$top/build/bench" 6.1 6.12 || rc=1
+	exit $rc ;;
+*) echo "bench.sh: --kernels=$kernels: 6.1, 6.12 or 6.1,6.12" >&2
+   exit 2 ;;
+esac
+# 6.12: Debian's 6.12 kernel, and our modules built for it.
+if [ "$kernels" = 6.12 ]; then
+	export BLKFAST_FLAVOUR=6.12-amd64
+	export BLKFAST_KO_DIR=$top/build/flavour-6.12-amd64
+fi
+
 # want PART: PART is among those to run.
 want() {
 	case ,$only, in *,"$1",*) return 0 ;; esac
@@ -73,7 +103,7 @@ want() {
 }
 reps=${BENCH_REPEATS:-5} secs=${BENCH_SECS:-2}
 [ $quick = 1 ] && reps=1 secs=1
-out=$top/build/bench
+out=${BLKFAST_BENCH_OUT:-$top/build/bench}
 mkdir -p "$out"
 # A report only ever shows this run's results.
 [ $report_only = 1 ] || rm -f "$out"/*.md "$out"/*.svg "$out"/*.log "$out"/*.err
@@ -172,6 +202,14 @@ pinning() {
 
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
+if [ "$kernels" = 6.12 ] && [ $report_only = 0 ]; then
+	{ "$here/deps.sh" --flavour "$BLKFAST_FLAVOUR" &&
+	  "$here/flavour-modules.sh" "$BLKFAST_FLAVOUR"; } \
+		>"$out/build-modules.log" 2>&1 || {
+		echo "bench.sh: building for $BLKFAST_FLAVOUR failed: $out/build-modules.log" >&2
+		exit 1
+	}
+fi
 
 sched_cpus=${BENCH_CPUS:-"2 8"} pdm_cpus=2 poll_cpus=4 hybrid_cpus=2 lat_cpus=2
 # sched_md N: the scheduler part's report for its N-vCPU boot, from its

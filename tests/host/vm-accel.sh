@@ -7,8 +7,8 @@
 # device that does not or an unknown accelerator, and exact time's
 # single-threaded TCG with icount whatever BLKFAST_ACCEL says;
 # scripts/vm.sh refuses exact time on more than one vCPU; and
-# `scripts/bench.sh --host` refuses a kernel other than 6.1, and a 6.1
-# without our modules, before it touches anything.
+# `scripts/bench.sh --host` refuses a kernel other than 6.1 or 6.12, and
+# one without our modules, before it touches anything.
 . "$(dirname "$0")/lib/lib.sh"
 # shellcheck source=scripts/config.sh
 . scripts/config.sh
@@ -62,9 +62,11 @@ bench_host_expect() {
 	*) fail "bench.sh --host on $1: '$out', expected '$2'" ;;
 	esac
 }
-bench_host_expect 6.12.57+deb13-amd64 \
-	"needs Debian 12's Linux 6.1, this machine runs 6.12.57+deb13-amd64"
-bench_host_expect 6.10.0-1-amd64 "needs Debian 12's Linux 6.1"
+bench_host_expect 6.10.0-1-amd64 \
+	"needs Linux 6.1 or 6.12 (Debian 12, 13), this machine runs 6.10.0-1-amd64"
+bench_host_expect 6.6.0-1-amd64 "needs Linux 6.1 or 6.12"
+# No 6.12.0-0-none kernel has modules here either.
+bench_host_expect 6.12.0-0-none "no module pdm for 6.12.0-0-none"
 # No 6.1.0-0-none kernel has modules here.
 bench_host_expect 6.1.0-0-none "no module pdm for 6.1.0-0-none"
 echo PASS
