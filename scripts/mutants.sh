@@ -204,7 +204,9 @@ for name in "${names[@]}"; do
 	while IFS=$'\t' read -r t text; do
 		kind=${t%%/*}
 		log=$dir/run-${t//\//-}.log
-		(cd "$dir" && tests/run -f "$flavour" -k "$t" "$kind") \
+		# Sparse is lint's, not the mutant's: the 6.12 build skips it.
+		(cd "$dir" && BLKFAST_NO_SPARSE=1 \
+			tests/run -f "$flavour" -k "$t" "$kind") \
 			>"$log" 2>&1 || true
 		# Only a FAIL kills, for the reason named: a SKIP says nothing
 		# about the mutant, nor does a failure of another kind.

@@ -6,7 +6,8 @@
 # flavour, and stub builds): a test whose header says `# vm-alone:` runs
 # with no other guest beside it, every tier's before any other test; the
 # others run two at a time in one pool across the tiers (a test of one
-# tier beside one of the other); every test runs once and passes.
+# tier beside one of the other), with a host test that says
+# '# host-pool:' among them; every test runs once and passes.
 . "$(dirname "$0")/lib/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,12 +39,22 @@ done
 for t in a2 s3 s4; do
 	echo '# 6.12-tier: on both lines' >>"$tmp/tests/vm/$t.sh"
 done
+# A host test that says '# host-pool:' runs in the pool beside the guests.
+mkdir -p "$tmp/tests/host"
+cat >"$tmp/tests/host/shp.sh" <<'EOF'
+#!/bin/bash
+# host-pool: waits on purpose
+log=$(dirname "$0")/../../times
+echo "start host/shp $(date +%s.%N)" >>"$log"
+sleep 1
+echo "end host/shp $(date +%s.%N)" >>"$log"
+EOF
 
-out=$(cd "$tmp" && BLKFAST_CACHE=$tmp/cache tests/run -j 2 -l "$tmp/logs" vm 6.12 2>&1) ||
-	fail "tests/run -j 2 vm 6.12: $out"
+out=$(cd "$tmp" && BLKFAST_CACHE=$tmp/cache tests/run -j 2 -l "$tmp/logs" \
+	host vm 6.12 2>&1) || fail "tests/run -j 2 host vm 6.12: $out"
 case $out in
-*"9 passed, 0 failed"*) echo "ok: every test ran and passed" ;;
-*) fail "expected 9 passed: $out" ;;
+*"10 passed, 0 failed"*) echo "ok: every test ran and passed" ;;
+*) fail "expected 10 passed: $out" ;;
 esac
 
 # Each test's interval, then what overlapped what.
@@ -55,15 +66,17 @@ verdict=$(awk '$1 == "start" { s[$2] = $3 } $1 == "end" { e[$2] = $3 }
 			if (a ~ /\/s/ && (first_shared == "" || s[a] < first_shared))
 				first_shared = s[a]
 		}
-		if (n != 9) { print "ran " n " tests, not 9"; exit }
+		if (n != 10) { print "ran " n " tests, not 10"; exit }
 		for (a in s) for (b in s) {
 			if (a >= b || !(s[a] < e[b] && s[b] < e[a]))
 				continue
 			if (a ~ /\/a/ || b ~ /\/a/) { print a " ran beside " b; exit }
 			shared++
 			split(a, fa, "/"); split(b, fb, "/")
-			if (fa[1] != fb[1])
+			if (fa[1] != fb[1] && fa[1] != "host" && fb[1] != "host")
 				across++
+			if (a == "host/shp" || b == "host/shp")
+				hostpool++
 		}
 		for (a in s)
 			if (a ~ /\/a/ && e[a] > first_shared) {
@@ -71,8 +84,9 @@ verdict=$(awk '$1 == "start" { s[$2] = $3 } $1 == "end" { e[$2] = $3 }
 			}
 		if (!shared) { print "no two shared tests ran at once"; exit }
 		if (!across) { print "no test of one tier ran beside one of the other"; exit }
+		if (!hostpool) { print "the host-pool test ran beside no guest"; exit }
 		print "ok"
 	}' "$tmp/times")
 [ "$verdict" = ok ] || fail "$verdict"
-echo "ok: the vm-alone tests of both tiers ran alone and first, the others two at a time, across the tiers"
+echo "ok: the vm-alone tests of both tiers ran alone and first, the others two at a time, across the tiers, the host-pool test among them"
 echo PASS
