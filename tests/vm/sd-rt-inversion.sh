@@ -27,7 +27,9 @@
 # scheduler runs in its own phase, mq-deadline first: a reference that
 # stalls too fails the test (the scenario is broken, not split-deadline).
 # Each phase must see at least 6 busy loops, and on PREEMPT_RT in at
-# least one the holder ran, boosted.
+# least one the holder ran, boosted; fewer under the reference is a
+# host too slow for the scenario, a run-time SKIP (tests/run runs it
+# again).
 #
 # Under preempt=full without PREEMPT_RT a spinlock holder is not
 # preempted, but one is at the lock's release, and split-deadline's
@@ -117,6 +119,10 @@ check() {
 }
 
 phase mq-deadline __dd_dispatch_request
+# Too few busy loops under the reference in its 60 s: the host was too
+# slow for the scenario to arise, which says nothing of split-deadline.
+[ "$HOGS" -ge 6 ] ||
+	skip "mq-deadline (reference): $HOGS busy loops in 60 s, not 6 (host too slow)"
 check "mq-deadline (reference)"
 phase split-deadline sd_dispatch_prio
 check split-deadline
