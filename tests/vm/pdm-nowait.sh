@@ -52,6 +52,13 @@ for mode in direct tracked; do
 	fi
 	expect_eq "$mode: reads the pdm disk counts" $N \
 		$(( $(field pdm0 1) - r0 ))
+	# The lower disk counts a read when its request ends, after the
+	# read's end_io has completed pdm's bio (and fio): wait for its
+	# last request to be freed (in flight 0), 2 s at most.
+	for _ in $(seq 200); do
+		[ "$(field nbfull 9)" != 0 ] || break
+		sleep 0.01
+	done
 	expect_eq "$mode: reads the lower disk counts" $N \
 		$(( $(field nbfull 1) - l0 ))
 	expect_eq "$mode: in flight" 0 "$(field pdm0 9)"
