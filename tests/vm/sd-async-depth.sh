@@ -3,7 +3,6 @@
 # 6.12-tier: async_depth is a whole-bitmap shallow depth there (sbitmap, 6.12.43)
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its request counts are compared with mq-deadline's under the same load
 # async_depth, side by side with mq-deadline: writes (async requests and
 # all writes, as 6.1's dd_limit_depth() throttles them) take at most
 # async_depth of the scheduler's 128 tags, so that sync reads find tags.

@@ -3,7 +3,6 @@
 # 6.12-tier: fifo_batch against 6.12's mq-deadline, whose batches go on by latest_pos
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its batch lengths are compared with mq-deadline's under the same load
 # fifo_batch, side by side with mq-deadline, seen in the dispatch order:
 # a random read flood and a random write flood (QD32 each) on the slow
 # pair (1 ms per request, 2 tags), writes_starved=1 so that writes get

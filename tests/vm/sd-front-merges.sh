@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its merge counts are compared with mq-deadline's under the same load
 # 6.12-tier: front merges, against 6.12's mq-deadline and its bio merging
 # front_merges, side by side with mq-deadline: 8 jobs of descending
 # sequential 4k direct writes (fio rw=write:-8k, one I/O per io_submit so

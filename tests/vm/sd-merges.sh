@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 4 -m 1536
-# vm-alone: its merge counts are compared with mq-deadline's under the same load
 # 6.12-tier: merges under contention, against 6.12's mq-deadline
 # Merges survive the lock split: sequential 4k direct writes from 16 jobs on
 # a slow null_blk with few tags; split-deadline's write merges (from

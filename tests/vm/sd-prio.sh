@@ -3,7 +3,6 @@
 # 6.12-tier: priority levels counted at the level of the insert, as 6.12's mq-deadline keeps it
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its per-class latencies are compared with mq-deadline's
 # I/O priority classes and aging, against mq-deadline in the same boot.
 #
 # On each of two slow null_blk devices (sd_slow_pair: 1 ms per request, 2

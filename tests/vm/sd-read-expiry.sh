@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its read latencies are compared with read_expire and mq-deadline's
 # 6.12-tier: read_expire, against 6.12's mq-deadline
 # read_expire bounds a read's wait, under a write flood, as in
 # mq-deadline.  In (mq-)deadline a write flood alone cannot starve a read:

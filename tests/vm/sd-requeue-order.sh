@@ -3,7 +3,6 @@
 # debug-tier: full dispatch order, no lifetime question; the requeue path runs in the core under sd-fault's requeue injection
 # 6.12-tier: blk-mq's requeue list keeps arrival order there, so at-head inserts come back newest first
 # vm: -c 2
-# vm-alone: its dispatch order depends on what is queued when the device frees
 # Requeued requests come back in mq-deadline's order, staged or not.  The
 # test-only disk requeue0 (tests/modules/blkfast-requeue.c) keeps four
 # reads, at sectors 0, 64, 128 and 192, which arrive one by one, and gives

@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
 # vm: -c 2
-# vm-alone: its write latencies are compared with write_expire and mq-deadline's
 # 6.12-tier: write_expire, against 6.12's mq-deadline
 # write_expire bounds a write's wait, under a read flood, as in
 # mq-deadline: the victim, a QD1 random writer in the first 64 MiB, waits
