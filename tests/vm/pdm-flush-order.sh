@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: flushes and FUA through write_cache set by queue_limits features
 # vm: -c 1 -t 400
+# debug-tier: full an ordering question against dm; pdm's flush path runs in the core under pdm-lockfs, whose ext4 commits journal blocks through it
 # A write with REQ_PREFLUSH and data (a jbd2 commit block: PREFLUSH|FUA)
 # must reach the lower devices as "flush every device, wait, then write":
 # if the FUA data write is issued while the flush is still outstanding,

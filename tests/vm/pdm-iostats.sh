@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: bio-based accounting counts sectors at the end there
-# debug-tier: full counting arithmetic (2.2 min on the debug kernel); the core's pdm-nowait counts through both modes, EAGAIN and suspends included
+# debug-tier: full counting arithmetic (2.2 min on the debug kernel); the accounting calls run with every I/O of the core's pdm tests, EAGAIN requeues (pdm-again) and held bios (pdm-suspend) included
 # vm: -c 2
 # pdm's I/O statistics (/sys/block/pdmN/stat, and iostat's totals)
 # against what fio did: in tracked and direct mode, polled and by

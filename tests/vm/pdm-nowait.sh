@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: NOWAIT is a queue feature, cleared by stacking unless set
 # vm: -c 2 -t 240
+# debug-tier: full counts and EAGAIN; the requeue path runs in the core under pdm-again, and bios held by a suspend under pdm-suspend and pdm-resume-thread
 # Bios whose submitters retry them or can do without them: never held,
 # and counted once.
 #

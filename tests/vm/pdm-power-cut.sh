@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2 -t 600
-# vm-skip-flavour: debug its kernel has no dm-delay; pdm's flush path runs there in pdm-flush-order
+# vm-skip-flavour: debug its kernel has no dm-delay; pdm's flush path runs there in pdm-lockfs (core) and pdm-flush-order (full)
 # 6.12-tier: flush and FUA through 6.12's block layer, its ext4 and journal
 # Crash consistency, the end result a user cares about: after a power cut,
 # every file an application made durable (write, fsync, fsync of the

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: secure erase limits stacked through queue_limits
 # vm: -c 1
+# debug-tier: full a limits question, no concurrency or lifetimes; the table load and limits stacking run in every test of the core
 # pdm never offers secure erase, as dm turns it off: 6.1's
 # blk_stack_limits() keeps the smallest non-zero leg's limit, so a table
 # over a device that erases securely (blkfast-slowpoll secure_erase=1) and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: async_depth is a whole-bitmap shallow depth there (sbitmap, 6.12.43)
-# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
+# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-fault
 # vm: -c 2
 # async_depth, side by side with mq-deadline: writes (async requests and
 # all writes, as 6.1's dd_limit_depth() throttles them) take at most

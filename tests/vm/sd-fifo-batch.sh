@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: fifo_batch against 6.12's mq-deadline, whose batches go on by latest_pos
-# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
+# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-fault
 # vm: -c 2
 # fifo_batch, side by side with mq-deadline, seen in the dispatch order:
 # a random read flood and a random write flood (QD32 each) on the slow

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: priority levels counted at the level of the insert, as 6.12's mq-deadline keeps it
-# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-zoned
+# vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-fault
 # vm: -c 2
 # I/O priority classes and aging, against mq-deadline in the same boot.
 #

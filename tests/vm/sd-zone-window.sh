@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# debug-tier: full holds a scheduler window open with kprobes, an ordering question; zone write locking runs in the core under sd-zoned
+# debug-tier: full holds a scheduler window open with kprobes, an ordering question; zone write locking runs in the core under sd-fault
 # vm: -c 2
 # vm-alone: holds a zone window open for a set time with a kprobe
 # No 3 ms bubble when a zone write lock is released while split-deadline's

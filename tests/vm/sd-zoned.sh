@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # vm: -c 2
+# debug-tier: full zone write locking under load; split-deadline's zone paths (write lock taken, given back on requeue) run in the core under sd-fault
 # Zoned sequential writes at QD>1 from several jobs through split-deadline
 # (zone write locking) complete without a write error, as with mq-deadline;
 # and the zone write lock really holds: block_rq_issue/block_rq_complete
