@@ -102,7 +102,8 @@ CHECK_BUDGET_S	?= 5040
 check: export BLKFAST_DEADLINE := $(shell echo $$(( $$(date +%s) + $(CHECK_BUDGET_S) )))
 check: vm-build
 	scripts/lint.sh
-	BLKFAST_DEBUG_TIER=core tests/run -j 2 unit host vm rt 6.12 6.12-rt debug
+	BLKFAST_DEBUG_TIER=core BLKFAST_VM_TIER=core \
+		tests/run -j 2 unit host vm rt 6.12 6.12-rt debug
 
 # The demo needs less than the tests: no lint, DKMS or debug kernel.  Its
 # guest output streams as it runs ([k/N] per run), then its table.
