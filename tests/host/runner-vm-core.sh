@@ -34,12 +34,14 @@ mk full "$both" '# debug-tier: full not in the core'
 mk nodebug "$both" '# vm-skip-flavour: debug not there'
 mk only61
 
-# run_suite ENV... -- KINDS...: tests/run in the scratch tree.
+# run_suite ENV... -- KINDS...: tests/run in the scratch tree, with ENV
+# only (make check exports both tier variables to this test too).
 run_suite() {
 	local envs=()
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	OUT=$(cd "$tmp" && env BLKFAST_CACHE="$tmp/cache" "${envs[@]}" \
+	OUT=$(cd "$tmp" && env -u BLKFAST_VM_TIER -u BLKFAST_DEBUG_TIER \
+		BLKFAST_CACHE="$tmp/cache" "${envs[@]}" \
 		tests/run -l "$tmp/logs" "$@" 2>&1) ||
 		fail "tests/run $*: $OUT"
 }
