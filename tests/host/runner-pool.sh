@@ -24,12 +24,7 @@ echo "end $t $(date +%s.%N)" >>"$log"
 echo PASS
 EOF
 # The 6.12 tier's kernel and modules, stubbed.
-printf '#!/bin/bash\nexit 0\n' >"$tmp/scripts/deps.sh"
-cat >"$tmp/scripts/flavour-modules.sh" <<'EOF'
-#!/bin/bash
-mkdir -p "build/flavour-$1" && : >"build/flavour-$1/build.log"
-EOF
-chmod +x "$tmp/scripts/deps.sh" "$tmp/scripts/flavour-modules.sh"
+runner_stub_builds "$tmp"
 for t in a1 a2; do
 	printf '#!/bin/bash\n# vm-alone: a timing relation\n' >"$tmp/tests/vm/$t.sh"
 done

@@ -15,13 +15,7 @@ runner_tree "$tmp" <<'EOF2'
 #!/bin/bash
 echo PASS
 EOF2
-printf '#!/bin/bash\nexit 0\n' >"$tmp/scripts/deps.sh"
-printf '#!/bin/bash\nexit 0\n' >"$tmp/scripts/debug-kernel.sh"
-cat >"$tmp/scripts/flavour-modules.sh" <<'EOF2'
-#!/bin/bash
-mkdir -p "build/flavour-$1" && : >"build/flavour-$1/build.log"
-EOF2
-chmod +x "$tmp"/scripts/*.sh
+runner_stub_builds "$tmp"
 mk() {
 	local name=$1
 	shift
@@ -45,35 +39,23 @@ run_suite() {
 		tests/run -l "$tmp/logs" "$@" 2>&1) ||
 		fail "tests/run $*: $OUT"
 }
-has() {
-	case $OUT in
-	*"$1"*) echo "ok: $2" ;;
-	*) fail "$2: expected '$1' in: $OUT" ;;
-	esac
-}
-hasnt() {
-	case $OUT in
-	*"$1"*) fail "$2: unexpected '$1' in: $OUT" ;;
-	*) echo "ok: $2" ;;
-	esac
-}
 
 run_suite BLKFAST_VM_TIER=core BLKFAST_DEBUG_TIER=core -- vm 6.12 debug
-has "SKIP  vm/dup " "core: a test of the debug core and the 6.12 tier skips vm/"
-has "(core vm tier: runs on 6.1 in debug/ and on 6.12 in 6.12/" "saying where"
-has "PASS  debug/dup" "it runs in the debug tier"
-has "PASS  6.12/dup" "and in the 6.12 tier"
+out_has "SKIP  vm/dup " "core: a test of the debug core and the 6.12 tier skips vm/"
+out_has "(core vm tier: runs on 6.1 in debug/ and on 6.12 in 6.12/" "saying where"
+out_has "PASS  debug/dup" "it runs in the debug tier"
+out_has "PASS  6.12/dup" "and in the 6.12 tier"
 for t in timing full nodebug only61; do
-	has "PASS  vm/$t " "core: vm/$t still runs"
+	out_has "PASS  vm/$t " "core: vm/$t still runs"
 done
 
 run_suite BLKFAST_DEBUG_TIER=core -- vm 6.12 debug
-has "PASS  vm/dup " "without BLKFAST_VM_TIER=core, vm/dup runs"
+out_has "PASS  vm/dup " "without BLKFAST_VM_TIER=core, vm/dup runs"
 
 run_suite BLKFAST_VM_TIER=core BLKFAST_DEBUG_TIER=core -- vm 6.12
-has "PASS  vm/dup " "without the debug tier in the run, vm/dup runs"
+out_has "PASS  vm/dup " "without the debug tier in the run, vm/dup runs"
 
 run_suite BLKFAST_VM_TIER=core BLKFAST_DEBUG_TIER=core -- -k vm/dup vm 6.12 debug
-has "PASS  vm/dup " "filtered to vm/dup alone, it runs"
-hasnt "debug/dup" "and nothing else does"
+out_has "PASS  vm/dup " "filtered to vm/dup alone, it runs"
+out_hasnt "debug/dup" "and nothing else does"
 echo PASS

@@ -36,3 +36,33 @@ vm_expect() {
 	*) fail "vm.sh $*: expected '$want_text' in output, got: $out" ;;
 	esac
 }
+
+# runner_stub_builds DIR: stub the tiers' preparation in runner_tree DIR:
+# scripts/deps.sh and scripts/debug-kernel.sh do nothing, and
+# scripts/flavour-modules.sh leaves an empty build log, so that every
+# tier named is ready at once.
+runner_stub_builds() {
+	printf '#!/bin/bash\nexit 0\n' >"$1/scripts/deps.sh"
+	printf '#!/bin/bash\nexit 0\n' >"$1/scripts/debug-kernel.sh"
+	# shellcheck disable=SC2016 # the stub's own $1
+	printf '%s\n' '#!/bin/bash' \
+		'mkdir -p "build/flavour-$1" && : >"build/flavour-$1/build.log"' \
+		>"$1/scripts/flavour-modules.sh"
+	chmod +x "$1"/scripts/deps.sh "$1"/scripts/debug-kernel.sh \
+		"$1"/scripts/flavour-modules.sh
+}
+
+# out_has TEXT WHAT: $OUT (a test's captured output) contains TEXT;
+# out_hasnt TEXT WHAT: it does not.
+out_has() {
+	case $OUT in
+	*"$1"*) echo "ok: $2" ;;
+	*) fail "$2: expected '$1' in: $OUT" ;;
+	esac
+}
+out_hasnt() {
+	case $OUT in
+	*"$1"*) fail "$2: unexpected '$1' in: $OUT" ;;
+	*) echo "ok: $2" ;;
+	esac
+}
