@@ -106,6 +106,16 @@ static void test_good(void)
 	CHECK_STR("name after --", "--force", args.names[0]);
 	CHECK_EQ("no force", 0, args.opts & OPT_FORCE);
 
+	/* The boot units' form (system/systemd/pdm-generator). */
+	CHECK_EQ("generated create", PARSE_OK,
+		 parse("create", "--uuid", "u-1", "--readonly", "--", "-a",
+		       "/etc/pdm/t%1", NULL));
+	CHECK_STR("generated create: name", "-a", args.names[0]);
+	CHECK_STR("generated create: file", "/etc/pdm/t%1", args.file);
+	CHECK_STR("generated create: uuid", "u-1", args.uuid);
+	CHECK_EQ("generated create: readonly", OPT_READONLY,
+		 args.opts & OPT_READONLY);
+
 	CHECK_EQ("verb after --", PARSE_OK, parse("--", "ls", NULL));
 	CHECK_EQ("ls", VERB_LS, args.verb);
 
