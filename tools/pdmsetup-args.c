@@ -49,7 +49,10 @@ void pdmsetup_usage(FILE *out)
 "                                       any, and let I/O flow\n"
 "  ls [--tree | --json]                 list devices: NAME (MAJOR:MINOR);\n"
 "                                       --tree: with the devices below\n"
-"  table [--inactive] NAME              the live (or inactive) table\n"
+"  table [--inactive] [--paths] NAME    the live (or inactive) table;\n"
+"                                       --paths: lower devices by their\n"
+"                                       /dev/disk/by-id (or by-path)\n"
+"                                       links, as pdmtab wants them\n"
 "  status [--json] NAME                 per segment: legs that poll (P) or\n"
 "                                       not (I)\n"
 "  info [--json] [NAME...]              state, tables, open count, size,\n"
@@ -109,7 +112,7 @@ static const struct {
 	{ "remove",  VERB_REMOVE,  1, 1,  OPT_RETRY | OPT_FORCE | OPT_DEFERRED |
 					  OPT_CANCEL_DEFERRED },
 	{ "ls",      VERB_LS,      0, 0,  OPT_JSON | OPT_TREE },
-	{ "table",   VERB_TABLE,   1, 1,  OPT_INACTIVE },
+	{ "table",   VERB_TABLE,   1, 1,  OPT_INACTIVE | OPT_PATHS },
 	{ "status",  VERB_STATUS,  1, 1,  OPT_JSON },
 	{ "info",    VERB_INFO,    0, -1, OPT_JSON | OPT_COLUMNS | OPT_FIELDS |
 					  OPT_NOHEADINGS | OPT_SEPARATOR },
@@ -142,6 +145,7 @@ static const struct option long_opts[] = {
 	{ "deferred",	no_argument,		NULL, LONG_OPT + 13 },
 	{ "cancel-deferred", no_argument,	NULL, LONG_OPT + 14 },
 	{ "shared",	no_argument,		NULL, LONG_OPT + 15 },
+	{ "paths",	no_argument,		NULL, LONG_OPT + 16 },
 	{ NULL, 0, NULL, 0 },
 };
 

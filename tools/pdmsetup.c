@@ -592,6 +592,35 @@ static int cmd_ls(int fd, const struct pdmsetup_args *a)
 }
 
 /*
+ * table --paths: the table with its legs as stable paths, printed only
+ * whole, so that a leg with none leaves no half table in a saved file.
+ */
+static int print_table_paths(const char *text, size_t len)
+{
+	char err[160], *buf = NULL;
+	size_t size = 0;
+	FILE *mem;
+	int ret;
+
+	mem = open_memstream(&buf, &size);
+	if (!mem) {
+		perror("pdmsetup: table");
+		return 1;
+	}
+	ret = pdm_table_paths("", text, len, mem, err, sizeof(err));
+	if (fclose(mem) && !ret) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		ret = -1;
+	}
+	if (ret)
+		fprintf(stderr, "pdmsetup: table: %s\n", err);
+	else
+		fwrite(buf, 1, size, stdout);
+	free(buf);
+	return ret ? 1 : 0;
+}
+
+/*
  * version, --version: the tool's release and ABI, then the loaded
  * driver's (/sys/module/pdm/version, from the same dkms.conf, and
  * PDM_IOC_VERSION).  @fd < 0: --version, which loads nothing and fails
@@ -669,7 +698,9 @@ static int run(int fd, const struct pdmsetup_args *a)
 		ret = get_text(fd, &r, PDM_IOC_TABLE, "table", name,
 			       a->opts & OPT_INACTIVE ?
 			       PDM_F_QUERY_INACTIVE : 0);
-		if (!ret)
+		if (!ret && (a->opts & OPT_PATHS))
+			ret = print_table_paths(req_data(&r), r.hdr->data_len);
+		else if (!ret)
 			fwrite(req_data(&r), 1, r.hdr->data_len, stdout);
 		free(r.hdr);
 		return ret;

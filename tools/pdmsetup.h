@@ -55,6 +55,7 @@ enum {
 	OPT_DEFERRED	= 1 << 13,
 	OPT_CANCEL_DEFERRED = 1 << 14,
 	OPT_SHARED	= 1 << 15,
+	OPT_PATHS	= 1 << 16,
 };
 
 /* The columns of info -c. */
@@ -137,6 +138,12 @@ void print_columns(FILE *out, const struct pdmsetup_args *a,
 void print_status_json(FILE *out, const char *name, const char *text,
 		       size_t len, const struct pdm_devinfo *di);
 void sysfs_choice(char *sysfs_value);
+
+/* pdmsetup-paths.c: table --paths */
+int pdm_stable_path(const char *root, unsigned int major, unsigned int minor,
+		    char *path, size_t len);
+int pdm_table_paths(const char *root, const char *text, size_t len,
+		    FILE *out, char *err, size_t errlen);
 
 /* The control device: pdmsetup-ctl.c. */
 #define CONTROL_PATH	"/dev/" PDM_CONTROL_NAME

@@ -93,6 +93,14 @@ for l in /dev/pdm/data /dev/disk/by-id/pdm-name-data \
 		bad "$l: $(readlink -f "$l" 2>&1)"
 done
 
+# The table as pdmtab wants it: the file the boot read, byte for byte
+# (its legs are the disks' first by-id links in name order).
+if [ "$(pdmsetup table --paths data)" = "$(cat /etc/pdm/data.table)" ]; then
+	ok "pdmsetup table --paths data = /etc/pdm/data.table"
+else
+	bad "pdmsetup table --paths data: '$(pdmsetup table --paths data 2>&1)', not '$(cat /etc/pdm/data.table)'"
+fi
+
 poll=$(pdmsetup info data | sed -n 's/^Polling: *//p')
 [ "$poll" = on ] && ok "polling on" || bad "polling: '$poll'"
 grep -q . /sys/module/nvme/parameters/poll_queues &&
