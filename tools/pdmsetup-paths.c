@@ -21,32 +21,45 @@
 
 #include "pdmsetup.h"
 
-/* The kernel's name of block device @major:@minor ("nvme0n1p2"). */
-static int kernel_name(const char *root, unsigned int major,
-		       unsigned int minor, char *name, size_t len)
+/**
+ * pdm_dev_name() - the kernel's name of block device @major:@minor
+ * @root:  where /sys is ("" for the running system)
+ * @buf:   filled with its uevent's DEVNAME ("nvme0n1p2"), cut to @size
+ *
+ * Return: 0, or -ENODEV where there is no such device.
+ */
+int pdm_dev_name(const char *root, unsigned int major, unsigned int minor,
+		 char *buf, size_t size)
 {
-	char link[PATH_MAX], target[PATH_MAX];
-	const char *base;
-	ssize_t n;
+	char path[PATH_MAX], line[160];
+	int ret = -ENODEV;
+	FILE *f;
 
-	snprintf(link, sizeof(link), "%s/sys/dev/block/%u:%u", root, major,
-		 minor);
-	n = readlink(link, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	base = strrchr(target, '/');
-	base = base ? base + 1 : target;
-	if (!*base || strlen(base) >= len)
-		return -EINVAL;
-	strcpy(name, base);
-	return 0;
+	snprintf(path, sizeof(path), "%s/sys/dev/block/%u:%u/uevent", root,
+		 major, minor);
+	f = fopen(path, "r");
+	if (!f)
+		return -ENODEV;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "DEVNAME=", 8)) {
+			size_t n = strcspn(line + 8, "\n");
+
+			n = n < size ? n : size - 1;
+			memcpy(buf, line + 8, n);
+			buf[n] = '\0';
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
 }
 
 /*
  * The first link, in name order, of @root/dev/disk/@dir that points at
- * the device the kernel calls @name; 0 and its path in @path, or -ENOENT.
- * Name order, so that the same disk gets the same path every time.
+ * the device the kernel calls @name (udev's links are "../../NAME"); 0
+ * and its path in @path, or -ENOENT.  Name order, so that the same disk
+ * gets the same path every time.
  */
 static int link_to(const char *root, const char *dir, const char *name,
 		   char *path, size_t len)
@@ -60,7 +73,7 @@ static int link_to(const char *root, const char *dir, const char *name,
 	if (n < 0)
 		return -ENOENT;
 	for (i = 0; i < n; i++) {
-		const char *base;
+		size_t tl, nl = strlen(name);
 		ssize_t t;
 
 		if (!ret || ents[i]->d_name[0] == '.')
@@ -72,9 +85,9 @@ static int link_to(const char *root, const char *dir, const char *name,
 		if (t < 0)
 			goto next;
 		target[t] = '\0';
-		base = strrchr(target, '/');
-		base = base ? base + 1 : target;
-		if (strcmp(base, name))
+		tl = t;
+		if (tl < nl || strcmp(target + tl - nl, name) ||
+		    (tl > nl && target[tl - nl - 1] != '/'))
 			goto next;
 		if ((size_t)snprintf(path, len, "/dev/disk/%s/%s", dir,
 				     ents[i]->d_name) < len)
@@ -99,7 +112,7 @@ int pdm_stable_path(const char *root, unsigned int major, unsigned int minor,
 {
 	char name[NAME_MAX + 1];
 
-	if (kernel_name(root, major, minor, name, sizeof(name)))
+	if (pdm_dev_name(root, major, minor, name, sizeof(name)))
 		return -ENODEV;
 	if (!link_to(root, "by-id", name, path, len) ||
 	    !link_to(root, "by-path", name, path, len))
@@ -138,7 +151,8 @@ static int is_devnum(const char *tok, size_t len, unsigned int *major,
  *
  * Every MAJOR:MINOR field is a leg (no other field of a table has a
  * colon); the rest of the text is copied as it is.
- * Return: 0, or -1 with @err set (nothing written for that line on).
+ * Return: 0, or -1 with @err set; @out then holds the table up to that
+ * leg, which the caller discards (pdmsetup prints nothing).
  */
 int pdm_table_paths(const char *root, const char *text, size_t len,
 		    FILE *out, char *err, size_t errlen)

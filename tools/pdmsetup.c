@@ -402,25 +402,8 @@ static int cmd_info(int fd, const struct pdmsetup_args *a)
 static void dev_name(unsigned int maj, unsigned int min, char *buf,
 		     size_t size)
 {
-	char path[64], line[160];
-	FILE *f;
-
-	snprintf(buf, size, "?");
-	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", maj, min);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "DEVNAME=", 8)) {
-			size_t n = strcspn(line + 8, "\n");
-
-			n = n < size ? n : size - 1;
-			memcpy(buf, line + 8, n);
-			buf[n] = '\0';
-			break;
-		}
-	}
-	fclose(f);
+	if (pdm_dev_name("", maj, min, buf, size))
+		snprintf(buf, size, "?");
 }
 
 /*

@@ -139,7 +139,9 @@ void print_status_json(FILE *out, const char *name, const char *text,
 		       size_t len, const struct pdm_devinfo *di);
 void sysfs_choice(char *sysfs_value);
 
-/* pdmsetup-paths.c: table --paths */
+/* pdmsetup-paths.c: device names and table --paths */
+int pdm_dev_name(const char *root, unsigned int major, unsigned int minor,
+		 char *buf, size_t size);
 int pdm_stable_path(const char *root, unsigned int major, unsigned int minor,
 		    char *path, size_t len);
 int pdm_table_paths(const char *root, const char *text, size_t len,

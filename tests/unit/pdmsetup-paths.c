@@ -3,7 +3,8 @@
  * pdmsetup table --paths (tools/pdmsetup-paths.c) against a /sys and a
  * /dev/disk of its own: each MAJOR:MINOR leg becomes the first by-id
  * link, in name order, to that disk (a partition's own link, not its
- * disk's), by-path where it has no by-id link; the rest of the table is
+ * disk's; a kernel name with a directory, as cciss/c0d0; not a link to a
+ * name that merely ends like it), by-path where it has no by-id link; the rest of the table is
  * left as it is; a leg with no such device, or with no link, is an error
  * that names it.
  */
@@ -30,6 +31,25 @@ static void mkpath(const char *rel)
 		*s = '/';
 	}
 	mkdir(p, 0755);
+}
+
+/* sys/dev/block/@devnum/uevent, naming the device @name. */
+static void dev_at(const char *devnum, const char *name)
+{
+	char rel[64], p[256];
+	FILE *f;
+
+	snprintf(rel, sizeof(rel), "sys/dev/block/%s", devnum);
+	mkpath(rel);
+	snprintf(p, sizeof(p), "%s/%s/uevent", root, rel);
+	f = fopen(p, "w");
+	if (!f) {
+		perror(p);
+		return;
+	}
+	fprintf(f, "MAJOR=%.*s\nDEVNAME=%s\nDEVTYPE=disk\n",
+		(int)strcspn(devnum, ":"), devnum, name);
+	fclose(f);
 }
 
 static void link_at(const char *target, const char *rel)
@@ -73,17 +93,19 @@ int main(void)
 	mkpath("sys/dev/block");
 	mkpath("dev/disk/by-id");
 	mkpath("dev/disk/by-path");
-	link_at("../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1",
-		"sys/dev/block/259:0");
-	link_at("../../devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1/nvme0n1p1",
-		"sys/dev/block/259:1");
-	link_at("../../devices/virtual/block/vdb", "sys/dev/block/254:16");
-	link_at("../../devices/virtual/block/nullb0", "sys/dev/block/250:0");
-	/* Two by-id links to nvme0n1: the first in name order wins. */
+	dev_at("259:0", "nvme0n1");
+	dev_at("259:1", "nvme0n1p1");
+	dev_at("254:16", "vdb");
+	dev_at("250:0", "nullb0");
+	dev_at("104:0", "cciss/c0d0");
+	/* Two by-id links to nvme0n1: the first in name order wins; a link
+	 * to a name that only ends like it is not one of them. */
+	link_at("../../xnvme0n1", "dev/disk/by-id/a-not-it");
 	link_at("../../nvme0n1", "dev/disk/by-id/nvme-eui.0001");
 	link_at("../../nvme0n1", "dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_s0");
 	link_at("../../nvme0n1p1", "dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_s0-part1");
 	link_at("../../vdb", "dev/disk/by-path/pci-0000:00:05.0");
+	link_at("../../cciss/c0d0", "dev/disk/by-id/cciss-3600508b1");
 
 	CHECK_STR("linear",
 		  "0 8 linear /dev/disk/by-id/nvme-QEMU_NVMe_Ctrl_s0 0\n",
@@ -98,6 +120,9 @@ int main(void)
 		  paths("0 8 linear 250:0 0\n"));
 	CHECK_STR("no device", "ERR: lower device 8:0: no such block device",
 		  paths("0 8 linear 8:0 0\n"));
+	CHECK_STR("a name in a subdirectory",
+		  "0 8 linear /dev/disk/by-id/cciss-3600508b1 0\n",
+		  paths("0 8 linear 104:0 0\n"));
 	CHECK_STR("paths left alone", "0 8 linear /dev/vdb 0\n",
 		  paths("0 8 linear /dev/vdb 0\n"));
 
