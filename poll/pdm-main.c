@@ -7,12 +7,14 @@
  */
 #include <linux/blkdev.h>
 #include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/uaccess.h>
 
 #include "pdm.h"
@@ -21,7 +23,12 @@
 DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
-/* A name or uuid of @size bytes at most: printable, no space, no '/'. */
+/*
+ * A name or uuid of @size bytes at most, in the bytes that udev keeps in
+ * a link's name (letters, digits and "#+-.:=@_"; it turns any other into
+ * '_'): pdm's rules make /dev/pdm/NAME and by-id links of both, and two
+ * names that udev would spell alike must not fight over one link.
+ */
 static bool pdm_name_ok(const char *name, size_t size)
 {
 	size_t len = strnlen(name, size);
@@ -30,7 +37,8 @@ static bool pdm_name_ok(const char *name, size_t size)
 	    !strcmp(name, ".."))
 		return false;
 	for (; *name; name++)
-		if (*name <= ' ' || *name > '~' || *name == '/')
+		if (!isascii(*name) ||
+		    (!isalnum(*name) && !strchr("#+-.:=@_", *name)))
 			return false;
 	return true;
 }
@@ -184,7 +192,9 @@ static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 	int ret;
 
 	if (hdr->uuid[0] && !pdm_name_ok(hdr->uuid, sizeof(hdr->uuid))) {
-		pdm_err(hdr->err, "%s: bad uuid", hdr->name);
+		pdm_err(hdr->err,
+			"%s: bad uuid: letters, digits and #+-.:=@_ only",
+			hdr->name);
 		return -EINVAL;
 	}
 	ret = pdm_dev_create(&args, text, hdr->data_len, hdr->err, &pd);
@@ -341,7 +351,8 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 		goto reply;
 	}
 	if (c->named && !pdm_name_ok(hdr.name, sizeof(hdr.name))) {
-		pdm_err(hdr.err, "bad device name");
+		pdm_err(hdr.err,
+			"bad device name: letters, digits and #+-.:=@_ only");
 		goto reply;
 	}
 	udata = (char __user *)uhdr + hdr.data_start;

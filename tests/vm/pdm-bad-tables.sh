@@ -17,7 +17,8 @@
 #   device-mapper holds: pdm devices share disks, pdm-share), ELOOP (a device
 #   under itself, a 2-device cycle, a cycle through an inactive table),
 #   ERANGE, EINVAL and EBUSY on a later leg of a reload too (where the
-#   legs before it were already linked in sysfs), bad names, EEXIST,
+#   legs before it were already linked in sysfs), bad names (any byte
+#   outside udev's set for link names), EEXIST,
 #   ENXIO for unknown names; after each refusal that
 #   opened lower devices, each has no holders/ link and opens exclusively
 #   again (device-mapper claims it), pdm's module references and disks are
@@ -361,12 +362,19 @@ expect_a_alone "after the device error rounds"
 # Names.
 expect_err "pdmsetup: create a: File exists: a: a device of that name exists" \
 	pdmsetup create a --table "0 8 linear /dev/nullb1 0"
-expect_err "pdmsetup: create: Invalid argument: bad device name" \
-	pdmsetup create "" --table "0 8 linear /dev/nullb1 0"
-expect_err "pdmsetup: create a/b: Invalid argument: bad device name" \
-	pdmsetup create a/b --table "0 8 linear /dev/nullb1 0"
-expect_err "pdmsetup: create ..: Invalid argument: bad device name" \
-	pdmsetup create .. --table "0 8 linear /dev/nullb1 0"
+# Only the bytes udev keeps in a link's name: "a!b" and "a?b" would both
+# be /dev/pdm/a_b.
+badname="Invalid argument: bad device name: letters, digits and #+-.:=@_ only"
+for n in "" a/b .. 'a!b' 'a b' "a\$b" "$(printf 'a\303\251')"; do
+	expect_err "pdmsetup: create${n:+ $n}: $badname" \
+		pdmsetup create "$n" --table "0 8 linear /dev/nullb1 0"
+done
+expect_err "pdmsetup: info a?b: $badname" pdmsetup info 'a?b'
+dev=$(pdmsetup create 'x#+-.:=@_Z9' --table "0 8 linear /dev/nullb1 0") ||
+	fail "a name of udev's other bytes refused: $dev"
+expect_eq "the name with every other byte udev keeps" 'x#+-.:=@_Z9' \
+	"$(cat "/sys/block/${dev##*/}/pdm/name")"
+run pdmsetup remove 'x#+-.:=@_Z9'
 expect_err "pdmsetup: remove zz: No such device or address: zz: no such device" \
 	pdmsetup remove zz
 expect_err "pdmsetup: info zz: No such device or address: zz: no such device" \

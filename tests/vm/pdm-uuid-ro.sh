@@ -5,7 +5,8 @@
 # vm: -c 1
 # UUIDs, read-only devices and deferred removal, as dmsetup has them:
 # - create --uuid: shown by info, ls and sysfs pdm/uuid; unique among pdm
-#   devices (EEXIST naming the owner); a uuid with a space is refused;
+#   devices (EEXIST naming the owner); a uuid with a byte that udev
+#   would not keep in a link (a space, '!') is refused;
 # - create --readonly: the disk is read-only (writes fail with EPERM,
 #   reads see the data), its lower device is opened for reading only (a
 #   read-write pdm device may share it), a read-write reload of it is
@@ -33,8 +34,10 @@ expect_eq "info -c uuid" "a:LVM-abc" \
 	"$(pdmsetup info -c --noheadings --separator : -o name,uuid a)"
 expect_fail "File exists: b: uuid LVM-abc is a's" \
 	pdmsetup create --uuid LVM-abc b --table "0 8 linear /dev/nullb0 0"
-expect_fail "Invalid argument: b: bad uuid" \
-	pdmsetup create --uuid "LVM abc" b --table "0 8 linear /dev/nullb0 0"
+for u in "LVM abc" 'LVM!abc'; do
+	expect_fail "Invalid argument: b: bad uuid: letters, digits and #+-.:=@_ only" \
+		pdmsetup create --uuid "$u" b --table "0 8 linear /dev/nullb0 0"
+done
 expect_eq "only a after the refusals" a "$(pdmsetup info -c --noheadings -o name)"
 
 # Read-only.

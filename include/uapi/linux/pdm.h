@@ -77,7 +77,8 @@ struct pdm_ioctl {
 	char name[PDM_NAME_LEN];	/* in: the device's name */
 	/*
 	 * in: CREATE: a unique id for the device's lifetime, optional
-	 * (empty: none), printable with no spaces, e.g. "LVM-..."; out: the
+	 * (empty: none), of the bytes a name may hold (ASCII letters,
+	 * digits and "#+-.:=@_"), e.g. "LVM-..."; out: the
 	 * device's
 	 */
 	char uuid[PDM_UUID_LEN];
