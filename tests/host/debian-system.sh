@@ -3,7 +3,8 @@
 # host-alone: boots of a whole Debian system under emulation, with time limits; a build beside it once outlasted its disks' wait (now systemd's 90 s, but 30 s in the missing-disk boot)
 # The proof that blkfast runs as a Debian 12 system runs it: a minimal
 # Debian 12 (systemd, udev, Debian's 6.1 kernel; scripts/debian-image.sh,
-# cached) gets the packages built from this checkout (make deb) installed
+# cached) gets the packages built from this checkout (make deb; lintian
+# on them and on the source package) installed
 # with apt in a chroot, as a user would, DKMS building the modules; then
 # the configuration an admin writes: nvme.poll_queues in modprobe.d, a
 # pdmtab entry for ext4 striped over two NVMe disks, an fstab UUID= line
@@ -30,6 +31,17 @@ make -s --no-print-directory deb >"$tmp/deb.log" 2>&1 ||
 lintian --fail-on error,warning build/deb/blkfast_*_amd64.changes \
 	>"$tmp/lintian.log" 2>&1 || { cat "$tmp/lintian.log"; fail "lintian"; }
 echo "ok: make deb; lintian: no errors, no warnings"
+# The source package too, as Debian's archive would lint it: from a copy
+# of the tree without what .gitignore names (build outputs).
+mkdir "$tmp/src"
+tar -C . --exclude=./.git --exclude=./build -cf - . | tar -C "$tmp/src" -xf -
+{ git -C "$tmp/src" init -q && git -C "$tmp/src" clean -fdXq &&
+  rm -rf "$tmp/src/.git" && (cd "$tmp" && dpkg-source -b src); } \
+	>"$tmp/source.log" 2>&1 || { cat "$tmp/source.log"; fail "dpkg-source -b"; }
+lintian --fail-on error,warning "$tmp"/blkfast_*.dsc >"$tmp/lintian-src.log" 2>&1 ||
+	{ cat "$tmp/lintian-src.log"; fail "lintian on the source package"; }
+rm -rf "$tmp/src" "$tmp"/blkfast_*
+echo "ok: the source package (dpkg-source -b); lintian: no errors, no warnings"
 base=$(scripts/debian-image.sh) || fail "scripts/debian-image.sh"
 root=$tmp/root
 cp -a "$base" "$root"

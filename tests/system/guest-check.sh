@@ -9,7 +9,9 @@
 #     by-uuid links exist, polling is on (nvme.poll_queues from
 #     modprobe.d), fio io_uring polled verify passes on a file in it and
 #     iostat counts that I/O, the third disk runs split-deadline with the
-#     example rule's tunables; boot 2 also: the previous shutdown removed
+#     example rule's tunables; boot 1 also: a linear table at sector 0
+#     keeps the by-uuid link that its disk claims too, after a change
+#     event on the disk; boot 2 also: the previous shutdown removed
 #     the device cleanly; systemctl stop removes it, start brings it back.
 #   boot 3 (the second lower disk left out): pdm@data fails with pdmsetup's
 #     reason, the boot reaches multi-user; apt purge leaves nothing behind.
@@ -186,6 +188,25 @@ if [ "$phase" = 1 ]; then
 	vgremove -q -f vgpdm && pvremove -q /dev/pdm/lvm && udevadm settle &&
 		pdmsetup remove --retry lvm && ok "LVM and pdm device removed" ||
 		bad "LVM teardown"
+
+	# A linear table at sector 0: the lower disk shows the same file
+	# system, and both claim its by-uuid link.  A change event on the
+	# disk must not take the link from the pdm device.
+	pdmsetup create at0 --table "0 65536 linear $lv 0" >/dev/null &&
+		mkfs.ext4 -q /dev/pdm/at0 && udevadm settle ||
+		bad "a file system on a pdm device at sector 0"
+	u0=$(blkid -s UUID -o value /dev/pdm/at0)
+	udevadm trigger --action=change --settle "$(readlink -f "$lv")"
+	if [ -n "$u0" ] &&
+	   [ "$(blkid -p -s UUID -o value "$(readlink -f "$lv")")" = "$u0" ] &&
+	   [ "$(readlink -f "/dev/disk/by-uuid/$u0")" = "$(readlink -f /dev/pdm/at0)" ]; then
+		ok "by-uuid of a table at sector 0: the pdm device's, after a change event on the disk"
+	else
+		bad "by-uuid/$u0 -> $(readlink -f "/dev/disk/by-uuid/$u0" 2>&1) after a change event on the disk, not /dev/pdm/at0"
+	fi
+	wipefs -q -a /dev/pdm/at0 && pdmsetup remove --retry at0 &&
+		udevadm trigger --action=change --settle "$(readlink -f "$lv")" ||
+		bad "removing at0"
 fi
 
 if [ "$phase" = 2 ]; then
