@@ -26,9 +26,9 @@
 # of commits proves mutant after mutant even before the record is
 # updated; BLKFAST_MUTANT_START=N starts at the Nth instead.  Mutants
 # killed in the rt or debug tiers are taken too, when their kernel is
-# already here (the debug kernel takes long to build: on a fresh machine
-# tests/run builds it in the background, stopped while the sample runs),
-# else passed over, saying so.
+# already here (the debug kernel takes long to build: a fresh machine
+# builds it in the debug tier, after the sample), else passed over, saying
+# so.
 # -o with -s prints the sample's order, a name a line, and runs nothing
 # (host/mutants-apply).
 # -l prints a patch's kills, "TEST<tab>TEXT" a line (host/mutants-apply).
@@ -111,8 +111,7 @@ record_proof() {
 
 # tier_ready PATCH: the kernels that PATCH's killers boot are here (rt,
 # 6.12 and 6.12-rt: their images; debug: the kernel scripts/debug-kernel.sh
-# builds, whose vmlinux comes last: a build in flight, which holds its
-# lock, has none).
+# builds).
 tier_ready() {
 	local t
 	for t in $(kill_lines "$1" | cut -f 1); do
@@ -122,8 +121,7 @@ tier_ready() {
 			return 1 ;;
 		6.12-rt/*) [ -s "$(guest_kernel_dir 6.12-rt-amd64)/vmlinux" ] ||
 			return 1 ;;
-		debug/*) [ -s "$(guest_kernel_dir debug)/vmlinux" ] ||
-			return 1 ;;
+		debug/*) [ -s "$(guest_kdir debug)/Makefile" ] || return 1 ;;
 		esac
 	done
 }
