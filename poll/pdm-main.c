@@ -24,11 +24,15 @@ DEFINE_MUTEX(pdm_ctl_mutex);
 int pdm_major;
 
 /*
- * A name or uuid of @size bytes at most, in the bytes that udev keeps in
- * a link's name (letters, digits and "#+-.:=@_"; it turns any other into
- * '_'): pdm's rules make /dev/pdm/NAME and by-id links of both, and two
- * names that udev would spell alike must not fight over one link.
+ * The bytes of a name or uuid besides ASCII letters and digits: those
+ * that udev keeps in a link's name (it turns any other into '_').  pdm's
+ * rules make /dev/pdm/NAME and by-id links of both, and two names that
+ * udev would spell alike must not fight over one link.
  */
+#define PDM_NAME_PUNCT	"#+-.:=@_"
+#define PDM_NAME_RULE	"letters, digits and " PDM_NAME_PUNCT " only"
+
+/* A name or uuid of @size bytes at most, of PDM_NAME_RULE's bytes. */
 static bool pdm_name_ok(const char *name, size_t size)
 {
 	size_t len = strnlen(name, size);
@@ -38,7 +42,7 @@ static bool pdm_name_ok(const char *name, size_t size)
 		return false;
 	for (; *name; name++)
 		if (!isascii(*name) ||
-		    (!isalnum(*name) && !strchr("#+-.:=@_", *name)))
+		    (!isalnum(*name) && !strchr(PDM_NAME_PUNCT, *name)))
 			return false;
 	return true;
 }
@@ -192,9 +196,7 @@ static int pdm_cmd_create(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 	int ret;
 
 	if (hdr->uuid[0] && !pdm_name_ok(hdr->uuid, sizeof(hdr->uuid))) {
-		pdm_err(hdr->err,
-			"%s: bad uuid: letters, digits and #+-.:=@_ only",
-			hdr->name);
+		pdm_err(hdr->err, "%s: bad uuid: " PDM_NAME_RULE, hdr->name);
 		return -EINVAL;
 	}
 	ret = pdm_dev_create(&args, text, hdr->data_len, hdr->err, &pd);
@@ -351,8 +353,7 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 		goto reply;
 	}
 	if (c->named && !pdm_name_ok(hdr.name, sizeof(hdr.name))) {
-		pdm_err(hdr.err,
-			"bad device name: letters, digits and #+-.:=@_ only");
+		pdm_err(hdr.err, "bad device name: " PDM_NAME_RULE);
 		goto reply;
 	}
 	udata = (char __user *)uhdr + hdr.data_start;
