@@ -10,11 +10,14 @@
 # before it filled with data (dd reuses its buffer, so a zero segment left
 # unfilled would show the data), and a read across a boundary returns the
 # linear part's data and then zeroes (also through a buffer of data); polled reads there complete without
-# error.  A table with only a zero segment holds no device.
+# error; a discard of the whole device succeeds, the linear segments
+# passing theirs to the lower device (whose discarded sectors then read
+# as zeroes: null_blk frees them) and the zero segment dropping its own.
+# A table with only a zero segment holds no device.
 . "$(dirname "$0")/lib/lib.sh"
 
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
-	irqmode=0 gb=1 memory_backed=1
+	irqmode=0 gb=1 memory_backed=1 discard=1
 run modprobe pdm
 
 # linear 0-2047 (nullb0 0-2047), zero 2048-4095, linear 4096-6143
@@ -59,6 +62,20 @@ expect_eq "lower device after the polled writes: still two linear segments" \
 	"$(md5_of /dev/nullb0 0 2048)$(md5_of /dev/nullb0 2048 2048)"
 expect_eq "zero segment after the polled writes" \
 	"$(head -c $((1 << 20)) /dev/zero | md5)" "$(md5_of "$pdm" 2048 2048)"
+
+# A discard of the whole device: one bio over all three segments.  The
+# lower device's next 1 MiB, which no segment maps, must keep its data.
+[ "$(cat /sys/block/pdm0/queue/discard_max_bytes)" -gt 0 ] ||
+	fail "pdm0 offers no discard over a null_blk that has it"
+run dd if=/tmp/pat of=/dev/nullb0 bs=1M count=1 seek=2 oflag=direct \
+	status=none
+run blkdiscard "$pdm"
+expect_eq "lower device after a discard of the whole pdm device: zeroes" \
+	"$(head -c $((2 << 20)) /dev/zero | md5)" "$(md5_of /dev/nullb0 0 4096)"
+expect_eq "lower device past the mapped sectors: its data" \
+	"$(head -c $((1 << 20)) /tmp/pat | md5)" "$(md5_of /dev/nullb0 4096 2048)"
+expect_eq "pdm device after the discard: zeroes" \
+	"$(head -c $((3 << 20)) /dev/zero | md5)" "$(md5_of "$pdm")"
 run pdmsetup remove z
 
 # Only a zero segment: no device held, reads zeroes, writes succeed.
