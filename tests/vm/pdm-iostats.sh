@@ -7,7 +7,9 @@
 # against what fio did: in tracked and direct mode, polled and by
 # interrupt, reads and writes count each top bio once with its sectors;
 # a flush (fsync) counts as a flush; a discard counts as the lower
-# device's discards do; no merges; nothing in flight at idle, even after
+# device's discards do; the time fields that iostat -x reads (read
+# ticks, io_ticks, time in queue, r_await) hold the lower device's time
+# for the same slow reads; no merges; nothing in flight at idle, even after
 # queue/iostats was switched off and on under I/O; and with iostats off
 # nothing is counted.
 . "$(dirname "$0")/lib/lib.sh"
@@ -18,6 +20,8 @@
 nullb_load queue_mode=2 nr_devices=1 submit_queues=1 poll_queues=1 \
 	irqmode=0 gb=1
 nullb_cfs nbc queue_mode=2 size=64 memory_backed=1 discard=1 cache_size=16
+# nbt completes each request from a timer 50 ms after it came.
+nullb_cfs nbt queue_mode=2 size=64 irqmode=2 completion_nsec=50000000
 run modprobe pdm
 sz=$(cat /sys/block/nullb0/size)
 run pdmsetup create st --table "0 $sz linear /dev/nullb0 0" >/dev/null
@@ -32,6 +36,13 @@ expect_eq "iostats on by default" 1 "$(cat $Q/iostats)"
 # sectors, 16 flushes.
 block_stat() {
 	cat "/sys/block/$1/stat"
+}
+# iostat_col FLAG DEV COLUMN: DEV's COLUMN of `iostat -d FLAG DEV` (since
+# boot), as an admin reads it.
+iostat_col() {
+	iostat -d "$1" "$2" | awk -v d="$2" -v c="$3" '
+		$1 == "Device" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+		$1 == d && k { print $k }'
 }
 # delta BEFORE AFTER FIELD
 delta() {
@@ -103,15 +114,46 @@ expect_counts "discard" "$b" "$after" 14=8192 \
 	12="$(delta "$lb" "$(block_stat nbc)" 12)" 1=0 5=0
 expect_ge "discards" 1 "$(delta "$b" "$after" 12)"
 
+# Time: 20 reads of 50 ms each, one at a time, through pdm2 to nbt.
+# Fields 4 (read ticks), 10 (io_ticks, %util's) and 11 (time in queue,
+# aqu-sz's), in ms, against nbt's own for the same requests: pdm's
+# interval of each read holds nbt's, and pdm counts in jiffies
+# (bio-based accounting, as dm's), so at least nbt's less a jiffy a read
+# (4 ms at HZ=250: 90 % here), and not much more.
+run pdmsetup create slow --table "0 $(cat /sys/block/nbt/size) linear /dev/nbt 0" \
+	>/dev/null
+D=pdm2
+b=$(block_stat pdm2) lb=$(block_stat nbt)
+fio_run t --filename=/dev/pdm2 --ioengine=psync --direct=1 --bs=4k \
+	--rw=randread --number_ios=20
+after=$(block_stat pdm2) lafter=$(block_stat nbt)
+expect_counts "slow reads" "$b" "$after" 1=20 3=160 5=0 12=0
+expect_ge "nbt's read ticks for 20 reads of 50 ms" 1000 \
+	"$(delta "$lb" "$lafter" 4)"
+for f in 4 10 11; do
+	p=$(delta "$b" "$after" $f) l=$(delta "$lb" "$lafter" $f)
+	if [ "$p" -lt $((l * 9 / 10)) ] || [ "$p" -gt $((l * 3 / 2 + 100)) ]
+	then
+		fail "time field $f: pdm2 $p ms, nbt $l ms (want 90-150 %)"
+	fi
+	note "ok: time field $f: pdm2 $p ms, nbt $l ms"
+done
+# iostat -x's r_await (ms per read since boot), which these make.
+pa=$(iostat_col -x pdm2 r_await) la=$(iostat_col -x nbt r_await)
+pa=${pa:-0} la=${la:-0}
+if [ "${la%.*}" -lt 50 ] || [ "${pa%.*}" -lt $((${la%.*} * 9 / 10)) ]; then
+	fail "iostat -x r_await: pdm2 '$pa' ms, nbt '$la' ms"
+fi
+note "ok: iostat -x r_await: pdm2 $pa ms, nbt $la ms"
+run pdmsetup remove slow
+
 # What iostat (sysstat) shows, as an admin would read it: the totals of
 # the runs above, in KiB, from fio's sizes (pdm0, reads: 4 runs of N
 # 4 KiB; writes: 4 runs of N/2 8 KiB; pdm1: 200 writes of 4 KiB and a
 # discard of 4 MiB).
 # iostat_total DEV COLUMN: DEV's COLUMN of `iostat -d -k DEV`, since boot.
 iostat_total() {
-	iostat -d -k "$1" | awk -v d="$1" -v c="$2" '
-		$1 == "Device" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
-		$1 == d && k { print $k }'
+	iostat_col -k "$1" "$2"
 }
 expect_eq "iostat pdm0 kB_read" $((4 * N * 4)) "$(iostat_total pdm0 kB_read)"
 expect_eq "iostat pdm0 kB_wrtn" $((4 * N * 8 / 2)) \
