@@ -5,8 +5,9 @@
  * driver and sysfs, and do no I/O of their own besides the FILE they are
  * given, so that the host unit tests (tests/unit/pdmsetup.c) can check
  * them.  The JSON is written by hand: a static pdmsetup carries no
- * library for it, and names are the only free text (any byte but '/'
- * and NUL, which the driver allows), escaped here.
+ * library for it.  Its strings are escaped all the same, though the
+ * driver now takes names and uuids of letters, digits and #+-.:=@_
+ * only: a driver before that rule took any printable byte.
  */
 #include <stdio.h>
 #include <string.h>

@@ -12,9 +12,10 @@
 #   and ABIs;
 # - status shows segment lines only, info the polling line; info -c
 #   columns (-o, --noheadings, --separator, the dmsetup-style loop over
-#   names), --json of ls, info and status parsed by jq (a name with a
-#   quote and a backslash in it); deps (deduplicated) and ls --tree over
-#   pdm on pdm; suspend/resume --nolockfs;
+#   names), --json of ls, info and status parsed by jq (a name with
+#   every byte besides letters and digits that a name may hold; the
+#   JSON escaping itself is unit/pdmsetup's); deps (deduplicated) and
+#   ls --tree over pdm on pdm; suspend/resume --nolockfs;
 # - remove --retry waits out a short-lived opener, and gives up on a
 #   lasting one after about 5 s; remove --force swaps in an error table of
 #   the same size, and reports EBUSY while the device stays open.
@@ -110,7 +111,9 @@ nullb_load queue_mode=2 nr_devices=3 submit_queues=1 poll_queues=1 gb=1
 sz=$(cat /sys/block/nullb0/size)
 n0=$(cat /sys/block/nullb0/dev) n1=$(cat /sys/block/nullb1/dev)
 n2=$(cat /sys/block/nullb2/dev)
-odd='q"x\y'
+# A name of every byte besides letters and digits that names may hold
+# (the kernel refuses the rest: pdm-bad-tables).
+odd='q#x=y@z:1+2-3.4_5'
 expect_eq "create lin" /dev/pdm0 \
 	"$(pdmsetup create lin --table "0 $sz linear /dev/nullb0 0")"
 expect_eq "create str" /dev/pdm1 "$(pdmsetup create str --table \
@@ -193,7 +196,7 @@ expect_eq "info --json str" "true sweep gate 0 ACTIVE LIVE $sz" \
 	   "\(.poll) \(.poll_mode) \(.hybrid) \(.open) \(.state) \(.tables) \(.sectors)"')"
 expect_eq "status --json top" "3 true error 1024 P" \
 	"$(pdmsetup status --json top | jq -r '"\(.segments | length) \(.poll) \(.segments[1].target) \(.segments[1].start) \(.segments[2].legs)"')"
-pdmsetup status --json "$odd" | jq -e '.name == "q\"x\\y"' >/dev/null ||
+pdmsetup status --json "$odd" | jq -e --arg n "$odd" '.name == $n' >/dev/null ||
 	fail "status --json: name '$(pdmsetup status --json "$odd")'"
 
 expect_eq "deps str" "$(printf '%s (nullb1)\n%s (nullb2)' "$n1" "$n2")" \
