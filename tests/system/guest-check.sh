@@ -196,16 +196,17 @@ if [ "$phase" = 1 ]; then
 		mkfs.ext4 -q /dev/pdm/at0 && udevadm settle ||
 		bad "a file system on a pdm device at sector 0"
 	u0=$(blkid -s UUID -o value /dev/pdm/at0)
-	udevadm trigger --action=change --settle "$(readlink -f "$lv")"
+	disk=$(readlink -f "$lv")
+	udevadm trigger --action=change --settle "$disk"
 	if [ -n "$u0" ] &&
-	   [ "$(blkid -p -s UUID -o value "$(readlink -f "$lv")")" = "$u0" ] &&
+	   [ "$(blkid -p -s UUID -o value "$disk")" = "$u0" ] &&
 	   [ "$(readlink -f "/dev/disk/by-uuid/$u0")" = "$(readlink -f /dev/pdm/at0)" ]; then
 		ok "by-uuid of a table at sector 0: the pdm device's, after a change event on the disk"
 	else
 		bad "by-uuid/$u0 -> $(readlink -f "/dev/disk/by-uuid/$u0" 2>&1) after a change event on the disk, not /dev/pdm/at0"
 	fi
 	wipefs -q -a /dev/pdm/at0 && pdmsetup remove --retry at0 &&
-		udevadm trigger --action=change --settle "$(readlink -f "$lv")" ||
+		udevadm trigger --action=change --settle "$disk" ||
 		bad "removing at0"
 fi
 
