@@ -13,8 +13,10 @@ fail() {
 
 # runner_tree DIR: a scratch tree in DIR for tests/run against stub VM
 # tests: tests/run, scripts/config.sh, an empty tests/vm/ and, from
-# stdin, the stub scripts/vm.sh.
+# stdin, the stub scripts/vm.sh, which runs one test: tests/run boots
+# each test alone there (host/runner-group tests shared boots).
 runner_tree() {
+	export BLKFAST_VM_GROUP=1
 	mkdir -p "$1/tests/vm" "$1/scripts" || fail "cannot create $1"
 	cp tests/run "$1/tests/run"
 	cp scripts/config.sh "$1/scripts/"
