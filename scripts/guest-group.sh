@@ -46,8 +46,9 @@ guest_state() {
 }
 
 # guest_cleanup: take down what the last test left: its processes,
-# mounts, devices (pdm, dm, loop, configfs null_blk), trace probes, and
-# the modules it loaded, newest first, until none of them goes.
+# mounts, devices (pdm, dm, loop, configfs null_blk), trace probes, the
+# page cache, and the modules it loaded, newest first, until none of
+# them goes.
 guest_cleanup() {
 	local p m d
 	for p in $(user_pids); do
@@ -72,6 +73,11 @@ guest_cleanup() {
 	echo 0 >/sys/kernel/tracing/events/enable 2>/dev/null
 	echo >/sys/kernel/tracing/kprobe_events 2>/dev/null
 	echo >/sys/kernel/tracing/trace 2>/dev/null
+	# Memory as a fresh boot has it, near enough: a test that wants
+	# huge pages (pdm-limits) must not find it cut up by the page cache
+	# of the tests before it.
+	echo 3 >/proc/sys/vm/drop_caches
+	echo 1 >/proc/sys/vm/compact_memory 2>/dev/null
 	for _ in 1 2 3 4 5; do
 		cut -d' ' -f1 /proc/modules | while read -r m; do
 			grep -qx "$m" /tmp/.blkfast-group-modules ||
