@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # vm-skip-flavour: debug a timing relation to mq-deadline; the debug kernel's checks distort timing, and its locking is covered by sd-switch, sd-verify and sd-fault
 # vm: -c 2
+# vm-alone: the write share is a rate; pooled, 6.12's split-deadline once got 6 % to mq-deadline's 14 %
 # 6.12-tier: writes_starved, against 6.12's mq-deadline
 # Writes are not starved beyond writes_starved, as in mq-deadline.
 #
