@@ -103,20 +103,10 @@ for arg; do
 	i=$((i + 1))
 	t=${arg%:*} limit=${arg##*:}
 	echo "@@BLKFAST-TEST-BEGIN $i $(cut -d' ' -f1 /proc/uptime)@@ $t"
-	# The hang report, a tenth of the limit early as guest-init.sh's
-	# (5 s to a minute), then off: the host runs the rest alone.
-	early=$((limit / 10))
-	[ $early -ge 5 ] || early=5
-	[ $early -le 60 ] || early=60
+	# The hang report, as a lone test's but counted from this test's
+	# start, then off: the host runs the rest alone.
 	(
-		sleep $((limit - early))
-		echo "@@BLKFAST-HANG@@ $t still running at" \
-			"$(cut -d' ' -f1 /proc/uptime)s; blocked tasks and stacks:"
-		echo w >/proc/sysrq-trigger
-		echo l >/proc/sysrq-trigger
-		sleep 2
-		dmesg | tail -n 400
-		echo "@@BLKFAST-HANG-END@@"
+		guest-hang-report "$limit" "$(cut -d. -f1 /proc/uptime)" "$t"
 		printf '\001' | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
 		poweroff -f
 	) &

@@ -54,24 +54,8 @@ read -r script <./script
 limit=$(sed -n 's/.*blkfast\.timeout=\([0-9]*\).*/\1/p' /proc/cmdline)
 dog=
 if [ -n "$limit" ]; then
-	# A tenth of the limit early (5 s to a minute), counted from boot:
-	# the host's clock started before the guest's.
-	early=$((limit / 10))
-	[ $early -ge 5 ] || early=5
-	[ $early -le 60 ] || early=60
-	now=$(cut -d. -f1 /proc/uptime)
-	wait_s=$((limit - early - now))
-	[ $wait_s -ge 1 ] || wait_s=1
-	(
-		sleep $wait_s
-		echo "@@BLKFAST-HANG@@ $script still running at" \
-			"$(cut -d' ' -f1 /proc/uptime)s; blocked tasks and stacks:"
-		echo w >/proc/sysrq-trigger
-		echo l >/proc/sysrq-trigger
-		sleep 2
-		dmesg | tail -n 400
-		echo "@@BLKFAST-HANG-END@@"
-	) &
+	# Counted from boot (since 0).
+	guest-hang-report "$limit" 0 "$script" &
 	dog=$!
 fi
 # Test-only: a boot that never reaches its test, hung or crashed

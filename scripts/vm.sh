@@ -143,6 +143,7 @@ trap cleanup EXIT
 ov=$work/overlay
 mkdir -p "$ov/blkfast/bin" "$ov/lib/modules/$kver/extra"
 install -m 755 "$here/guest-init.sh" "$ov/init"
+install -m 755 "$here/guest-hang-report.sh" "$ov/blkfast/bin/guest-hang-report"
 # What a splat looks like, for scripts/guest-group.sh.
 printf '%s\n' "$BLKFAST_SPLAT_RE" >"$ov/blkfast/splat-re"
 printf '%s\n' "$@" | sed 's/[^A-Za-z0-9_.,:=\/+-]/\\&/g' | tr '\n' ' ' \
