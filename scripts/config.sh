@@ -72,6 +72,20 @@ BLKFAST_SPLAT_RE='WARNING:|BUG:|Oops|kernel BUG at|general protection fault|soft
 BLKFAST_SPLAT_RE+='|possible circular locking dependency|inconsistent lock state|possible recursive locking|suspicious RCU usage|lock held when returning to user space|KASAN:|KFENCE:|ODEBUG:'
 BLKFAST_SPLAT_RE+='|BUG [^ ]+ \((Not tainted|Tainted)'
 
+# splat_excerpt CONSOLE SPLATS: the first splat in CONSOLE in context
+# (what printed a bare "Call Trace:" sits in the lines above it, the top
+# of its stack below), then the other kinds of line matched; SPLATS is
+# `grep -n` of BLKFAST_SPLAT_RE in CONSOLE.  scripts/vm.sh's evidence for
+# a lone test, scripts/vm-split.sh's for each test of a shared boot.
+splat_excerpt() {
+	local first
+	first=$(head -n 1 "$2" | cut -d: -f1)
+	echo "vm.sh: guest kernel log has a splat; the first, at line $first:"
+	sed -n "$((first > 4 ? first - 4 : 1)),$((first + 10))p" "$1"
+	echo "vm.sh: every line matched (Call Trace lines left out):"
+	grep -v ':\[ *[0-9.]*\] *Call Trace:' "$2" | head -n 12
+}
+
 # qemu_accel EXACT: QEMU's accelerator and CPU arguments, one per line.
 # EXACT=1 is exact time (scripts/vm.sh -e): single-threaded TCG with
 # icount, whatever BLKFAST_ACCEL says.  Otherwise BLKFAST_ACCEL: "tcg"

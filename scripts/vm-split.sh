@@ -93,16 +93,12 @@ for i in $(seq "$n"); do
 	t0=$(sed -n "${b}s/^@@BLKFAST-TEST-BEGIN $i \([0-9.]*\)@@.*/\1/p" "$c")
 	secs=$(echo "$t1 - $t0" | bc)
 	last_end=$i
-	if sed -n "${d},${e}p" "$c" | grep -aEn "$BLKFAST_SPLAT_RE" \
-		>"$out/splats"; then
-		first=$(head -n 1 "$out/splats" | cut -d: -f1)
-		first=$((first + d - 1))
+	# The splats of its own kernel log, numbered as in the console.
+	grep -anE "$BLKFAST_SPLAT_RE" "$c" |
+		awk -F: -v d="$d" -v e="$e" '$1 >= d && $1 <= e' >"$out/splats"
+	if [ -s "$out/splats" ]; then
 		{
-			echo "vm.sh: guest kernel log has a splat; the first, at line $first:"
-			sed -n "$((first > 4 ? first - 4 : 1)),$((first + 10))p" "$c"
-			echo "vm.sh: every line matched (Call Trace lines left out):"
-			grep -v ':\[ *[0-9.]*\] *Call Trace:' "$out/splats" |
-				head -n 12
+			splat_excerpt "$c" "$out/splats"
 			echo "vm.sh: FAIL: kernel splat (script exit code $rc)"
 			echo "vm.sh: --- the test's kernel log ---"
 			sed -n "$((d + 1)),$((e - 1))p" "$c" | tail -n 60

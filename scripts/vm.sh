@@ -475,17 +475,10 @@ rc=$(sed -n 's/^@@BLKFAST-EXIT \([0-9]*\)@@.*/\1/p' "$console" | tail -n 1)
 # as a splat below.
 case $ended in 2 | 3) fail "guest never reached the test in two boots" ;; esac
 [ "$ended" != 1 ] || fail "guest still running after ${limit_s}s (hang?)"
-splat=$BLKFAST_SPLAT_RE
-[ "$group" = 0 ] || splat='@@BLKFAST-NO-SPLAT-CHECK@@'
-if grep -aEn "$splat" "$console" >"$work/splats"; then
-	# The first report in context (what printed a bare "Call Trace:" sits
-	# in the lines above it, and the top of its stack below), then the
-	# other kinds of line matched.
-	first=$(head -n 1 "$work/splats" | cut -d: -f1)
-	echo "vm.sh: guest kernel log has a splat; the first, at line $first:" >&2
-	sed -n "$((first > 4 ? first - 4 : 1)),$((first + 10))p" "$console" >&2
-	echo "vm.sh: every line matched (Call Trace lines left out):" >&2
-	grep -v ':\[ *[0-9.]*\] *Call Trace:' "$work/splats" | head -n 12 >&2
+# A shared boot's splats are scripts/vm-split.sh's, test by test.
+if [ "$group" = 0 ] &&
+   grep -aEn "$BLKFAST_SPLAT_RE" "$console" >"$work/splats"; then
+	splat_excerpt "$console" "$work/splats" >&2
 	[ -n "$rc" ] || fail "kernel splat; guest never reported an exit code" \
 		"(crash or panic)"
 	fail "kernel splat (script exit code $rc)"
