@@ -24,13 +24,16 @@ cd /blkfast || exit 1
 splat_re=$(cat /blkfast/splat-re)
 
 # user_pids: the user processes (kernel threads have no command line)
-# but this shell, one PID a line.
+# but this shell, one PID a line.  A /proc file's size is 0 whatever it
+# holds: the command line is read (up to its first NUL, no fork).
 user_pids() {
-	local p
+	local p c
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
 		case $p in 1 | "$$") continue ;; esac
-		[ ! -s "/proc/$p/cmdline" ] || echo "$p"
+		c=
+		IFS= read -r -d '' c <"/proc/$p/cmdline" 2>/dev/null
+		[ -z "$c" ] || echo "$p"
 	done
 }
 
