@@ -46,6 +46,12 @@ int open_control(void)
 	int fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
 	int loaded, i;
 
+	/* modprobe would fail too, and say less. */
+	if (fd < 0 && errno == ENOENT && geteuid() != 0) {
+		fprintf(stderr, "pdmsetup: %s: %s (pdm.ko is not loaded, and loading it needs root)\n",
+			CONTROL_PATH, strerror(errno));
+		return -1;
+	}
 	if (fd < 0 && errno == ENOENT) {
 		fprintf(stderr, "pdmsetup: loading pdm.ko (modprobe pdm)\n");
 		loaded = modprobe_pdm() == 0;
@@ -63,8 +69,9 @@ int open_control(void)
 		}
 	}
 	if (fd < 0)
-		fprintf(stderr, "pdmsetup: %s: %s\n", CONTROL_PATH,
-			strerror(errno));
+		fprintf(stderr, "pdmsetup: %s: %s%s\n", CONTROL_PATH,
+			strerror(errno), errno == EACCES || errno == EPERM ?
+			" (pdmsetup needs root)" : "");
 	return fd;
 }
 
@@ -94,13 +101,19 @@ char *req_data(struct req *r)
 }
 
 /* "pdmsetup: VERB NAME: <strerror>: <reason>" for a failed command. */
+/* What to add to a command's EPERM: the driver asks for CAP_SYS_ADMIN. */
+const char *root_hint(int err)
+{
+	return err == EPERM ? " (pdmsetup needs root: CAP_SYS_ADMIN)" : "";
+}
+
 void req_err(struct req *r, const char *verb, int err)
 {
 	fprintf(stderr, "pdmsetup: %s%s%s: %s%s%s%s\n", verb,
 		r->hdr->name[0] ? " " : "", r->hdr->name, strerror(err),
 		r->hdr->err[0] ? ": " : "", r->hdr->err,
 		err == ENOTTY ? " (pdm.ko speaks another ABI than this "
-		"pdmsetup: see 'pdmsetup version')" : "");
+		"pdmsetup: see 'pdmsetup version')" : root_hint(err));
 }
 
 /*

@@ -639,8 +639,10 @@ static int cmd_version(int fd)
 			return 0;
 		}
 	} else if (driver_abi(fd, &ver) < 0) {
+		err = errno;
 		fflush(stdout);
-		fprintf(stderr, "pdmsetup: version: %s\n", strerror(errno));
+		fprintf(stderr, "pdmsetup: version: %s%s\n", strerror(err),
+			root_hint(err));
 		return -1;
 	}
 	printf("Driver ABI:        %u.%u\n", ver.major, ver.minor);

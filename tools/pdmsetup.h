@@ -157,6 +157,7 @@ struct req {
 };
 
 int open_control(void);
+const char *root_hint(int err);
 int req_init(struct req *r, const char *name, size_t room);
 char *req_data(struct req *r);
 void req_err(struct req *r, const char *verb, int err);

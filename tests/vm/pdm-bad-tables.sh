@@ -438,18 +438,18 @@ grep -q '^pdmtest:' /etc/group 2>/dev/null || {
 	echo 'pdmtest:x:1000:'
 } >>/etc/group
 expect_eq "su drops to uid 1000" 1000 "$(su pdmtest -c 'id -u')"
-expect_err "pdmsetup: /dev/pdm-control: Permission denied" \
+expect_err "pdmsetup: /dev/pdm-control: Permission denied (pdmsetup needs root)" \
 	su pdmtest -c 'pdmsetup ls'
 run chmod 666 /dev/pdm-control
-expect_err "pdmsetup: ls: Operation not permitted" su pdmtest -c 'pdmsetup ls'
-expect_err "pdmsetup: create u: Operation not permitted" \
+eperm="Operation not permitted (pdmsetup needs root: CAP_SYS_ADMIN)"
+expect_err "pdmsetup: ls: $eperm" su pdmtest -c 'pdmsetup ls'
+expect_err "pdmsetup: create u: $eperm" \
 	su pdmtest -c 'pdmsetup create u --table "0 8 linear /dev/nullb0 0"'
-expect_err "pdmsetup: version: Operation not permitted" \
+expect_err "pdmsetup: version: $eperm" \
 	su pdmtest -c 'pdmsetup version >/dev/null'
 # Root of a user namespace has CAP_SYS_ADMIN there, not in the initial one.
 expect_eq "userns root" 0 "$(su pdmtest -c 'unshare -r id -u')"
-expect_err "pdmsetup: ls: Operation not permitted" \
-	su pdmtest -c 'unshare -r pdmsetup ls'
+expect_err "pdmsetup: ls: $eperm" su pdmtest -c 'unshare -r pdmsetup ls'
 run chmod 600 /dev/pdm-control
 expect_no_pdm_disk "after the user's attempts"
 expect_eq "root still may" "No devices found" "$(pdmsetup ls)"
@@ -458,4 +458,8 @@ run dmsetup remove hold
 run rmdir /sys/kernel/config/nullb/nbhold
 run rmdir /sys/kernel/config/nullb/nb4k
 run rmmod pdm
+# Without the module a user is told why, and nothing runs modprobe.
+expect_err "pdmsetup: /dev/pdm-control: No such file or directory (pdm.ko is not loaded, and loading it needs root)" \
+	su pdmtest -c 'pdmsetup ls'
+[ ! -e /sys/module/pdm ] || fail "a user's pdmsetup loaded pdm.ko"
 echo "PASS ($(uptime_s) s)"
