@@ -86,27 +86,6 @@ splat_excerpt() {
 	grep -v ':\[ *[0-9.]*\] *Call Trace:' "$2" | head -n 12
 }
 
-# A splat that only the emulator can cause: a single-step trap (#DB with
-# DR6.BS) taken in kernel mode, which the x86 kernel WARNs about in
-# exc_debug_kernel() because nothing in it sets TF (kprobes step with
-# int3 since 5.14; no kgdb or gdbstub here).  Seen once on CI's host
-# under QEMU 7.2's TCG (6.12/pdm-again, stop 59), with reserved EFLAGS
-# bits in the register dump: the emulated CPU's state, not the guest's
-# code.  Such a run is run again (tests/run: run_retrying), once.
-BLKFAST_EMU_FAULT_RE='WARNING: CPU: [0-9]+ PID: [0-9]+ at arch/x86/kernel/traps\.c:[0-9]+ exc_debug_kernel\+'
-
-# emulator_fault SPLATS: true when every line of SPLATS (grep -n of
-# BLKFAST_SPLAT_RE in a console) but its Call Trace lines is such a
-# fault; prints the first.
-emulator_fault() {
-	local rest first
-	rest=$(grep -av ':\[ *[0-9.]*\] *Call Trace:' "$1" |
-		grep -avE "$BLKFAST_EMU_FAULT_RE") || true
-	[ -z "$rest" ] || return 1
-	first=$(grep -aEm 1 "$BLKFAST_EMU_FAULT_RE" "$1") || return 1
-	echo "${first#*:}"
-}
-
 # qemu_accel EXACT: QEMU's accelerator and CPU arguments, one per line.
 # EXACT=1 is exact time (scripts/vm.sh -e): single-threaded TCG with
 # icount, whatever BLKFAST_ACCEL says.  Otherwise BLKFAST_ACCEL: "tcg"

@@ -13,9 +13,7 @@
 #                (the group ended before it), or the boot failed in a way
 #                that is no one test's (its own boot's log, kmemleak,
 #                the time limit), or it skipped (exit 77: run again, as
-#                tests/run does for a lone test), or its section holds
-#                an emulator fault and nothing else (scripts/config.sh:
-#                emulator_fault; OUTDIR/I.log.emufault keeps its log).
+#                tests/run does for a lone test).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/config.sh
@@ -99,27 +97,13 @@ for i in $(seq "$n"); do
 	grep -anE "$BLKFAST_SPLAT_RE" "$c" |
 		awk -F: -v d="$d" -v e="$e" '$1 >= d && $1 <= e' >"$out/splats"
 	if [ -s "$out/splats" ]; then
-		fault=$(emulator_fault "$out/splats") || fault=
 		{
 			splat_excerpt "$c" "$out/splats"
-			if [ -n "$fault" ]; then
-				echo "vm.sh: FAIL: emulator fault (script exit" \
-					"code $rc): $fault"
-			else
-				echo "vm.sh: FAIL: kernel splat (script exit" \
-					"code $rc)"
-			fi
+			echo "vm.sh: FAIL: kernel splat (script exit code $rc)"
 			echo "vm.sh: --- the test's kernel log ---"
 			sed -n "$((d + 1)),$((e - 1))p" "$c" | tail -n 60
 		} >>"$log"
-		if [ -n "$fault" ]; then
-			# Its one run again is alone (tests/run: group_job).
-			echo "rerun an emulator fault in the boot it shared" \
-				>"$verdict"
-			cp "$log" "$log.emufault"
-		else
-			echo "1 $secs" >"$verdict"
-		fi
+		echo "1 $secs" >"$verdict"
 	elif [ "$rc" = 77 ]; then
 		echo "rerun it skipped at run time" >"$verdict"
 		cp "$log" "$log.skipped"
