@@ -79,7 +79,11 @@ sed 's/CHANGE-ME/blkfastsys2/; s/read_expire}="500"/read_expire}="400"/
      s/fifo_batch}="16"/fifo_batch}="24"/' \
 	"$root/usr/share/doc/pdmsetup/examples/65-split-deadline.rules" \
 	>"$root/etc/udev/rules.d/65-split-deadline.rules"
-echo split-deadline >>"$root/etc/initramfs-tools/modules"
+# And for the root disk, with no module added to the initramfs: the rule
+# fires again when udev replays the boot's events after switch_root, and
+# the module loads from the root file system (guest-check.sh checks both).
+printf '%s\n' 'ACTION=="add|change", KERNEL=="vda", ATTR{queue/scheduler}="split-deadline"' \
+	>"$root/etc/udev/rules.d/66-blkfast-systest-root.rules"
 install -D -m 755 tests/system/guest-check.sh \
 	"$root/usr/local/lib/blkfast-systest/check"
 cat >"$root/etc/systemd/system/blkfast-systest.service" <<'UNIT'
