@@ -319,10 +319,16 @@ static void pdm_requeue(struct pdm_io *io)
 	unsigned long flags;
 
 	pdm_io_free_clones(io, true);
+	/*
+	 * Queue the work before the lock goes: from then on a worker still
+	 * running may take the bio, send it, see it complete and drop the
+	 * last reference on pd->active that kept @pd alive (a suspend
+	 * returns, a remove frees @pd and its workqueue).
+	 */
 	spin_lock_irqsave(&pd->requeue_lock, flags);
 	bio_list_add(&pd->requeue, &pdm_io_first(io)->bio);
-	spin_unlock_irqrestore(&pd->requeue_lock, flags);
 	queue_work(pd->wq, &pd->requeue_work);
+	spin_unlock_irqrestore(&pd->requeue_lock, flags);
 }
 
 /**

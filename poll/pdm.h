@@ -140,7 +140,9 @@ enum pdm_poll_mode {
  *   take lock.
  * - requeue_lock guards requeue.  It is taken with interrupts off: the
  *   lower completions that queue a bio there may run in hard interrupt
- *   context.
+ *   context.  Whoever adds a bio queues requeue_work before dropping it:
+ *   the bio holds the pd->active reference that keeps pd alive, and
+ *   the worker may take it the moment the lock goes.
  */
 struct pdm_dev {
 	struct list_head node;
