@@ -100,13 +100,13 @@ char *req_data(struct req *r)
 	return (char *)r->hdr + r->hdr->data_start;
 }
 
-/* "pdmsetup: VERB NAME: <strerror>: <reason>" for a failed command. */
 /* What to add to a command's EPERM: the driver asks for CAP_SYS_ADMIN. */
 const char *root_hint(int err)
 {
 	return err == EPERM ? " (pdmsetup needs root: CAP_SYS_ADMIN)" : "";
 }
 
+/* "pdmsetup: VERB NAME: <strerror>: <reason>" for a failed command. */
 void req_err(struct req *r, const char *verb, int err)
 {
 	fprintf(stderr, "pdmsetup: %s%s%s: %s%s%s%s\n", verb,
