@@ -35,11 +35,13 @@ modules=(null_blk dm-mod nvme kyber-iosched bfq configfs crct10dif_generic
 optional_modules=(dm-delay)
 # util-linux's blkdiscard (busybox's has no -z, for write zeroes); jq
 # checks that pdmsetup's --json output parses (pdmsetup-cli); e2fsck and
-# dumpe2fs judge a copy of a suspended file system (pdm-lockfs); sysstat's
+# dumpe2fs judge a copy of a suspended file system (pdm-lockfs), resize2fs
+# grows a mounted one (pdm-resize); sysstat's
 # iostat reads pdm's I/O statistics as an admin would (pdm-iostats); chrt
 # runs fio at a real-time priority (sd-rt-inversion).
 programs=(/bin/busybox /bin/bash /usr/bin/kmod /usr/bin/fio /usr/sbin/dmsetup
-	  /usr/sbin/mke2fs /usr/sbin/e2fsck /usr/sbin/dumpe2fs /sbin/blkdiscard
+	  /usr/sbin/mke2fs /usr/sbin/e2fsck /usr/sbin/dumpe2fs \
+	  /usr/sbin/resize2fs /sbin/blkdiscard
 	  /usr/bin/jq /usr/bin/iostat /usr/bin/chrt)
 
 key=$( {
