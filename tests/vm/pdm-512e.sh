@@ -3,7 +3,7 @@
 # 6.12-tier: clone sizing against 6.12 logical/physical block limits
 # debug-tier: full clone sizing is arithmetic (1.8 min on the debug kernel); the same clone paths run in the core
 # vm: -c 2
-# vm-own-boot: twice on 6.12 (stop 59's CI, a make check here) the test after it in one boot crashed in its first I/O after a module reload, its kernel stack corrupt (EFLAGS with reserved bits, then #DB or a double fault); only this test loads scsi_debug (ndelay, a poll queue), suspected of leaving a timer or I/O behind at unload: alone, nothing runs after it until that is found
+# vm-own-boot: twice on 6.12 under a loaded host (stop 59's CI, a make check here) the test after it in one boot crashed in its first I/O after a module reload, its kernel stack corrupt (EFLAGS with reserved bits, then #DB or a double fault); 23 runs of it and that test in one 6.12 boot with slub_debug=FZP, page_poison=1 and KFENCE found nothing, and 6.12 under multi-threaded TCG also Oopses on int3 in its own boot as it patches its text (scripts/vm.sh), so QEMU is suspected, not proven: alone until it is
 # Clones fit a 512e lower device's limit, which 6.1 cuts at a physical
 # block boundary whatever the bio's size (get_max_io_size()).  scsi_debug
 # gives a disk of 512-byte logical and 4 KiB physical blocks, with a poll
