@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # 6.12-tier: set_capacity_and_notify() and ext4's online resize over 6.12's bdev code
+# debug-tier: full the grow is set_capacity_and_notify() and ext4's own resize; pdm's reload and resume run in the core under pdm-reload
 # vm: -c 2
 # Online grow, as an admin grows a dm-linear device under a mounted file
 # system: ext4 mounted on a 64 MiB linear device with a file in it;
