@@ -258,6 +258,7 @@ static struct pdm_dev *pdm_dev_alloc(const char *name)
 				     test_poll_mode);
 	}
 	strscpy(pd->name, name, sizeof(pd->name));
+	spin_lock_init(&pd->name_lock);
 	mutex_init(&pd->lock);
 	refcount_set(&pd->ref, 1);	/* the device list's */
 	init_waitqueue_head(&pd->drained);
@@ -528,7 +529,7 @@ put_module:
 /**
  * pdm_dev_uevent() - tell udev what happened to a device
  * @pd:    the device
- * @event: "create", "resume" or "remove", as PDM_EVENT
+ * @event: "create", "resume", "rename" or "remove", as PDM_EVENT
  *
  * A change event on the disk with PDM_NAME, PDM_UUID ("" if none),
  * PDM_EVENT and PDM_SUSPENDED in its environment, as dm sends DM_NAME on
@@ -593,6 +594,42 @@ static void pdm_dev_thaw(struct pdm_dev *pd)
 		bf_bdev_thaw(pd->disk->part0);
 		pd->frozen = false;
 	}
+}
+
+/**
+ * pdm_dev_rename() - give a device another name, live
+ * @pd:   the device
+ * @name: the new name, checked by the caller (the rules of a name)
+ * @err:  PDM_MSG_LEN bytes for a message on failure
+ *
+ * Nothing but the name changes: the disk (pdmN), its openers, its tables
+ * and uuid stay.  udev hears it as a change event with the new PDM_NAME,
+ * which moves /dev/pdm/NAME and the by-id name link (udev drops the links
+ * a device no longer claims).  Under the device's lock, so that the
+ * event, like every event of the device, carries the name it has when
+ * sent.
+ *
+ * Return: 0, or -EEXIST if a device (this one too) has @name.
+ */
+int pdm_dev_rename(struct pdm_dev *pd, const char *name, char *err)
+{
+	struct pdm_dev *other;
+
+	lockdep_assert_held(&pd->lock);
+	mutex_lock(&pdm_ctl_mutex);
+	other = pdm_dev_find(name);
+	if (other) {
+		mutex_unlock(&pdm_ctl_mutex);
+		pdm_err(err, "%s: the name %s is taken (pdm%d)", pd->name,
+			name, other->minor);
+		return -EEXIST;
+	}
+	spin_lock(&pd->name_lock);
+	strscpy_pad(pd->name, name, sizeof(pd->name));
+	spin_unlock(&pd->name_lock);
+	mutex_unlock(&pdm_ctl_mutex);
+	pdm_dev_uevent(pd, "rename");
+	return 0;
 }
 
 /**

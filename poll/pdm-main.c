@@ -166,6 +166,34 @@ static char *pdm_get_text(const struct pdm_ioctl *hdr,
 	return text;
 }
 
+/* Copy in the new name of RENAME, and check it as a name. */
+static char *pdm_get_name(const struct pdm_ioctl *hdr,
+			  const void __user *udata, char *err)
+{
+	char *name;
+
+	if (hdr->data_len > hdr->data_size - hdr->data_start ||
+	    hdr->data_len >= PDM_NAME_LEN) {
+		pdm_err(err, "%s: new name of %u bytes: more than %u, or beyond the buffer",
+			hdr->name, hdr->data_len, PDM_NAME_LEN - 1);
+		return ERR_PTR(-EINVAL);
+	}
+	name = kzalloc(PDM_NAME_LEN, GFP_KERNEL);
+	if (!name)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(name, udata, hdr->data_len)) {
+		kfree(name);
+		return ERR_PTR(-EFAULT);
+	}
+	if (strlen(name) != hdr->data_len ||
+	    !pdm_name_ok(name, PDM_NAME_LEN)) {
+		pdm_err(err, "%s: bad new name: " PDM_NAME_RULE, hdr->name);
+		kfree(name);
+		return ERR_PTR(-EINVAL);
+	}
+	return name;
+}
+
 /* The verbs, one row each in pdm_cmds[] below. */
 enum pdm_cmd_kind {
 	PDM_CMD_CREATE,		/* takes pdm_ctl_mutex itself, when it may */
@@ -179,6 +207,7 @@ struct pdm_cmd {
 	enum pdm_cmd_kind kind;
 	bool named;		/* hdr->name must be a valid device name */
 	bool takes_text;	/* a table comes in; a success keeps it */
+	bool takes_name;	/* a new name comes in, as the text */
 	pdm_output_fn *output;	/* what goes out, if anything */
 	/* The command itself: @pd NULL for PDM_CMD_CREATE and _GLOBAL. */
 	int (*run)(struct pdm_dev *pd, struct pdm_ioctl *hdr, char *text);
@@ -244,6 +273,12 @@ static int pdm_cmd_resume(struct pdm_dev *pd, struct pdm_ioctl *hdr,
 	return pdm_dev_resume(pd, !(hdr->flags & PDM_F_NOLOCKFS), hdr->err);
 }
 
+static int pdm_cmd_rename(struct pdm_dev *pd, struct pdm_ioctl *hdr,
+			  char *name)
+{
+	return pdm_dev_rename(pd, name, hdr->err);
+}
+
 static const struct pdm_cmd pdm_cmds[] = {
 	{ .ioc = PDM_IOC_LIST, .kind = PDM_CMD_GLOBAL,
 	  .output = pdm_output_list },
@@ -262,6 +297,8 @@ static const struct pdm_cmd pdm_cmds[] = {
 	  .run = pdm_cmd_suspend },
 	{ .ioc = PDM_IOC_RESUME, .kind = PDM_CMD_CHANGE, .named = true,
 	  .run = pdm_cmd_resume },
+	{ .ioc = PDM_IOC_RENAME, .kind = PDM_CMD_CHANGE, .named = true,
+	  .takes_name = true, .run = pdm_cmd_rename },
 };
 
 /*
@@ -275,8 +312,9 @@ static int pdm_change_cmd(const struct pdm_cmd *c, struct pdm_dev *pd,
 	int ret;
 
 	if (mutex_lock_killable(&pd->lock)) {
+		/* The caller's name: without the lock, a rename may run. */
 		pdm_err(hdr->err, "%s: interrupted waiting for another command on it",
-			pd->name);
+			hdr->name);
 		return -EINTR;
 	}
 	if (pd->gone) {
@@ -358,8 +396,9 @@ static long pdm_ctl_cmd(const struct pdm_cmd *c,
 	}
 	udata = (char __user *)uhdr + hdr.data_start;
 
-	if (c->takes_text) {
-		text = pdm_get_text(&hdr, udata, hdr.err);
+	if (c->takes_text || c->takes_name) {
+		text = c->takes_text ? pdm_get_text(&hdr, udata, hdr.err) :
+				       pdm_get_name(&hdr, udata, hdr.err);
 		if (IS_ERR(text)) {
 			ret = PTR_ERR(text);
 			text = NULL;

@@ -20,10 +20,17 @@ static struct pdm_dev *pdm_from_dev(struct device *dev)
 	return dev_to_disk(dev)->private_data;
 }
 
+/* Copied under name_lock: a rename may be under way. */
 static ssize_t name_show(struct device *dev, struct device_attribute *attr,
 			 char *buf)
 {
-	return sysfs_emit(buf, "%s\n", pdm_from_dev(dev)->name);
+	struct pdm_dev *pd = pdm_from_dev(dev);
+	char name[PDM_NAME_LEN];
+
+	spin_lock(&pd->name_lock);
+	memcpy(name, pd->name, sizeof(name));
+	spin_unlock(&pd->name_lock);
+	return sysfs_emit(buf, "%s\n", name);
 }
 static DEVICE_ATTR_RO(name);
 

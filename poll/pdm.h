@@ -120,7 +120,10 @@ enum pdm_poll_mode {
  *   flight, which are killable: a device whose I/O cannot drain (a lower
  *   pdm device suspended) holds up commands on itself only.
  * - pdm_ctl_mutex (pdm-main.c) guards the device list and the names, and
- *   is never held across a wait for I/O.  map and inactive change only
+ *   is never held across a wait for I/O.  rename changes a name holding
+ *   lock, pdm_ctl_mutex and name_lock, so any one of them keeps it still:
+ *   sysfs, which may take neither of the first two (see pdm-sysfs.c),
+ *   reads it under name_lock.  map and inactive change only
  *   with both locks held, so either one is enough to read them: the
  *   commands that only read a device (info, table, status) and the stack
  *   check of a table being built (which walks other devices' maps) take
@@ -146,7 +149,8 @@ enum pdm_poll_mode {
  */
 struct pdm_dev {
 	struct list_head node;
-	char name[PDM_NAME_LEN];
+	char name[PDM_NAME_LEN];	/* see rename above */
+	spinlock_t name_lock;		/* name, for sysfs */
 	char uuid[PDM_UUID_LEN];	/* set at create, "" if none */
 	bool read_only;			/* set at create: every table's mode */
 	/* set at create: its writable sectors may be another's too */
@@ -331,6 +335,7 @@ int pdm_dev_create(const struct pdm_dev_args *args, char *text, size_t len,
 		   char *err, struct pdm_dev **out);
 int pdm_dev_remove(struct pdm_dev *pd, bool deferred, char *err);
 int pdm_dev_cancel_deferred(struct pdm_dev *pd, char *err);
+int pdm_dev_rename(struct pdm_dev *pd, const char *name, char *err);
 bool pdm_dev_remove_pending(struct pdm_dev *pd);
 void pdm_dev_exit(void);
 int pdm_dev_reload(struct pdm_dev *pd, char *text, size_t len,

@@ -47,6 +47,7 @@ void pdmsetup_usage(FILE *out)
 "                                       I/O, wait for I/O in flight\n"
 "  resume [--nolockfs] NAME             make an inactive table live, if\n"
 "                                       any, and let I/O flow\n"
+"  rename OLD NEW                       give a device another name, live\n"
 "  ls [--tree | --json]                 list devices: NAME (MAJOR:MINOR);\n"
 "                                       --tree: with the devices below\n"
 "  table [--inactive] [--paths] NAME    the live (or inactive) table;\n"
@@ -65,6 +66,9 @@ void pdmsetup_usage(FILE *out)
 "                                       versions and ABIs\n"
 "  help, --help, -h                     this text\n"
 "  --version                            as version; works without pdm.ko\n"
+"  --noudevsync                         create, remove, resume, rename:\n"
+"                                       do not wait (up to 20 s) for udev\n"
+"                                       to make or drop the device's links\n"
 "  (-c is --columns, -o --options; --separator S joins the values with S,\n"
 "  unpadded)\n"
 "Fields of -o (a leading + adds to the default\n"
@@ -107,10 +111,11 @@ static const struct {
 	unsigned int opts;	/* OPT_* it takes */
 } verbs[] = {
 	{ "create",  VERB_CREATE,  1, 2,  OPT_TABLE | OPT_UUID | OPT_READONLY |
-					  OPT_SHARED },
+					  OPT_SHARED | OPT_NOUDEVSYNC },
 	{ "reload",  VERB_RELOAD,  1, 2,  OPT_TABLE | OPT_READONLY },
 	{ "remove",  VERB_REMOVE,  1, 1,  OPT_RETRY | OPT_FORCE | OPT_DEFERRED |
-					  OPT_CANCEL_DEFERRED },
+					  OPT_CANCEL_DEFERRED |
+					  OPT_NOUDEVSYNC },
 	{ "ls",      VERB_LS,      0, 0,  OPT_JSON | OPT_TREE },
 	{ "table",   VERB_TABLE,   1, 1,  OPT_INACTIVE | OPT_PATHS },
 	{ "status",  VERB_STATUS,  1, 1,  OPT_JSON },
@@ -118,7 +123,8 @@ static const struct {
 					  OPT_NOHEADINGS | OPT_SEPARATOR },
 	{ "deps",    VERB_DEPS,    1, 1,  0 },
 	{ "suspend", VERB_SUSPEND, 1, 1,  OPT_NOLOCKFS },
-	{ "resume",  VERB_RESUME,  1, 1,  OPT_NOLOCKFS },
+	{ "resume",  VERB_RESUME,  1, 1,  OPT_NOLOCKFS | OPT_NOUDEVSYNC },
+	{ "rename",  VERB_RENAME,  2, 2,  OPT_NOUDEVSYNC },
 	{ "version", VERB_VERSION, 0, 0,  0 },
 	{ "help",    VERB_HELP,    0, 0,  0 },
 };
@@ -146,6 +152,7 @@ static const struct option long_opts[] = {
 	{ "cancel-deferred", no_argument,	NULL, LONG_OPT + 14 },
 	{ "shared",	no_argument,		NULL, LONG_OPT + 15 },
 	{ "paths",	no_argument,		NULL, LONG_OPT + 16 },
+	{ "noudevsync",	no_argument,		NULL, LONG_OPT + 17 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -242,7 +249,9 @@ static enum pdmsetup_parse check(struct pdmsetup_args *a, int v,
 		return bad(a, "pdmsetup: %s: option '%s' does not apply to %s",
 			   vn, opt_name(stray & -stray), vn);
 	if (a->nr_names < verbs[v].min)
-		return bad(a, "pdmsetup: %s: missing NAME", vn);
+		return bad(a, "pdmsetup: %s: missing %s", vn,
+			   a->verb == VERB_RENAME && a->nr_names ? "NEW" :
+			   "NAME");
 	if (verbs[v].max >= 0 && a->nr_names > verbs[v].max)
 		return bad(a, "pdmsetup: %s: unexpected argument '%s'", vn,
 			   a->names[verbs[v].max]);

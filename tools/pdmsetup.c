@@ -95,26 +95,19 @@ static char *get_table(const struct pdmsetup_args *a, size_t *len)
 
 /*
  * The path to print for a new device.  Where udev runs, pdm's rules make
- * /dev/pdm/NAME: wait for it (as dmsetup waits for udev), so that a script
- * can use the path at once; without udev (an initramfs, a container) the
- * node devtmpfs made, /dev/pdmN.
+ * /dev/pdm/NAME: wait for it (pdmsetup-udev.c), so that a script can use
+ * the path at once; without udev (an initramfs, a container), or with
+ * --noudevsync, the node devtmpfs made, /dev/pdmN.
  */
-static void print_node(const char *name, dev_t dev)
+static void print_node(const char *name, dev_t dev, unsigned int opts)
 {
 	char path[sizeof("/dev/pdm/") + PDM_NAME_LEN];
-	struct stat st;
-	int i;
 
-	snprintf(path, sizeof(path), "/dev/pdm/%s", name);
-	if (access("/run/udev/control", F_OK) == 0) {
-		/* 1000 tries 20 ms apart: udevd busy with a boot's events */
-		for (i = 0; i < 1000; i++) {
-			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode) &&
-			    st.st_rdev == dev) {
-				printf("%s\n", path);
-				return;
-			}
-			usleep(20000);
+	udev_name_link(path, sizeof(path), name);
+	if (udev_sync_wanted(opts)) {
+		if (udev_wait_links(name, dev, NULL) == 0) {
+			printf("%s\n", path);
+			return;
 		}
 		fprintf(stderr, "pdmsetup: %s did not appear in 20 s (are "
 			"pdm's udev rules, 60-pdm.rules, installed?)\n", path);
@@ -128,7 +121,7 @@ static void print_node(const char *name, dev_t dev)
  */
 static int load(int fd, unsigned long cmd, const char *verb,
 		const char *name, const char *text, size_t len,
-		unsigned int flags, const char *uuid)
+		unsigned int flags, const char *uuid, unsigned int opts)
 {
 	struct req r = {};
 	int ret = -1;
@@ -141,7 +134,7 @@ static int load(int fd, unsigned long cmd, const char *verb,
 			snprintf(r.hdr->uuid, sizeof(r.hdr->uuid), "%s", uuid);
 		ret = req_run(fd, &r, cmd, verb);
 		if (!ret && cmd == PDM_IOC_CREATE)
-			print_node(name, r.hdr->dev);
+			print_node(name, r.hdr->dev, opts);
 	}
 	free(r.hdr);
 	return ret;
@@ -166,12 +159,92 @@ static void lock_memory(const char *verb)
 			verb, strerror(errno));
 }
 
-static int cmd_suspend_resume(int fd, const struct pdmsetup_args *a,
-			      unsigned long cmd)
+static int cmd_suspend(int fd, const struct pdmsetup_args *a)
 {
 	lock_memory(a->verb_name);
-	return simple(fd, cmd, a->verb_name, a->names[0],
+	return simple(fd, PDM_IOC_SUSPEND, a->verb_name, a->names[0],
 		      a->opts & OPT_NOLOCKFS ? PDM_F_NOLOCKFS : 0);
+}
+
+/*
+ * resume: the resume of a suspended device sends a change event (its
+ * table may show udev another file system), and udev's links follow it:
+ * wait for udev to have taken it, known by the device's database entry
+ * rewritten.  A device that was not suspended sends none.
+ */
+static int cmd_resume(int fd, const struct pdmsetup_args *a)
+{
+	const char *name = a->names[0];
+	int sync = udev_sync_wanted(a->opts), suspended = 0;
+	struct req r = {};
+	ino_t before = 0;
+	dev_t dev = 0;
+	int ret = -1;
+
+	lock_memory(a->verb_name);
+	if (req_init(&r, name, 0))
+		return -1;
+	if (sync && req_run(fd, &r, PDM_IOC_INFO, NULL) == 0) {
+		suspended = r.hdr->flags & PDM_F_SUSPENDED;
+		dev = r.hdr->dev;
+		before = udev_db_ino(dev);
+	}
+	r.hdr->flags = a->opts & OPT_NOLOCKFS ? PDM_F_NOLOCKFS : 0;
+	ret = req_run(fd, &r, PDM_IOC_RESUME, "resume");
+	if (!ret && suspended && udev_wait_db(dev, before))
+		fprintf(stderr, "pdmsetup: resume %s: udev did not take the device's event in 20 s\n",
+			name);
+	free(r.hdr);
+	return ret;
+}
+
+/*
+ * rename OLD NEW: the driver sends a change event with the new name;
+ * wait for udev to move /dev/pdm/OLD to /dev/pdm/NEW.
+ */
+static int cmd_rename(int fd, const struct pdmsetup_args *a)
+{
+	const char *old = a->names[0], *new = a->names[1];
+	size_t len = strlen(new);
+	struct req r = {};
+	int ret;
+
+	if (req_init(&r, old, len))
+		return -1;
+	memcpy(req_data(&r), new, len);
+	r.hdr->data_len = len;
+	ret = req_run(fd, &r, PDM_IOC_RENAME, "rename");
+	if (!ret && udev_sync_wanted(a->opts) &&
+	    udev_wait_links(new, r.hdr->dev, old))
+		fprintf(stderr, "pdmsetup: rename %s: udev did not move /dev/pdm/%s to /dev/pdm/%s in 20 s (are pdm's udev rules, 60-pdm.rules, installed?)\n",
+			old, old, new);
+	free(r.hdr);
+	return ret;
+}
+
+/*
+ * After a remove: wait for udev to drop /dev/pdm/NAME, so that the name
+ * may be used again at once; not while a --deferred removal waits for
+ * the last close (the device, and its links, are still there).
+ */
+static void remove_wait_udev(int fd, const struct pdmsetup_args *a)
+{
+	const char *name = a->names[0];
+	struct req r = {};
+
+	if (a->opts & OPT_DEFERRED) {
+		if (req_init(&r, name, 0))
+			return;
+		if (req_run(fd, &r, PDM_IOC_INFO, NULL) == 0 ||
+		    errno != ENXIO) {
+			free(r.hdr);
+			return;
+		}
+		free(r.hdr);
+	}
+	if (udev_wait_links(NULL, 0, name))
+		fprintf(stderr, "pdmsetup: remove %s: udev did not drop /dev/pdm/%s in 20 s\n",
+			name, name);
 }
 
 /*
@@ -217,7 +290,7 @@ static int cmd_remove(int fd, const struct pdmsetup_args *a)
 			 (unsigned long long)r.hdr->sectors);
 		if (load(fd, PDM_IOC_RELOAD, "remove --force: reload", name,
 			 table, strlen(table),
-			 r.hdr->flags & PDM_F_READONLY, NULL) ||
+			 r.hdr->flags & PDM_F_READONLY, NULL, 0) ||
 		    simple(fd, PDM_IOC_RESUME, "remove --force: resume", name,
 			   0))
 			goto out;
@@ -238,6 +311,8 @@ static int cmd_remove(int fd, const struct pdmsetup_args *a)
 	}
 	if (ret)
 		req_err(&r, "remove", errno);
+	else if (udev_sync_wanted(a->opts))
+		remove_wait_udev(fd, a);
 out:
 	free(r.hdr);
 	return ret;
@@ -606,47 +681,36 @@ static int print_table_paths(const char *text, size_t len)
 /*
  * version, --version: the tool's release and ABI, then the loaded
  * driver's (/sys/module/pdm/version, from the same dkms.conf, and
- * PDM_IOC_VERSION).  @fd < 0: --version, which loads nothing and fails
- * for nothing; it says why it has no driver ABI.
+ * PDM_IOC_VERSION).  Both load nothing and fail for nothing: they say
+ * what is there, and why there is no driver ABI if there is none.
  */
-static int cmd_version(int fd)
+static void cmd_version(void)
 {
 	struct pdm_version ver;
 	char mod[64];
-	int err = 0;
+	int fd, err = 0;
 
 	printf("Tool version:      %s\n", BLKFAST_VERSION);
 	printf("Tool ABI:          %u.%u\n", PDM_ABI_MAJOR, PDM_ABI_MINOR);
-	if (fd < 0 && access("/sys/module/pdm", F_OK)) {
+	if (access("/sys/module/pdm", F_OK)) {
 		printf("Driver:            not loaded\n");
-		return 0;
+		return;
 	}
 	read_attr("/sys/module/pdm/version", mod, sizeof(mod));
 	printf("Driver version:    %s\n", mod[0] ? mod : "unknown");
+	fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
-		fd = open(CONTROL_PATH, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			printf("Driver ABI:        unknown (%s: %s)\n",
-			       CONTROL_PATH, strerror(errno));
-			return 0;
-		}
-		if (driver_abi(fd, &ver) < 0)
-			err = errno;
-		close(fd);
-		if (err) {
-			printf("Driver ABI:        unknown (%s)\n",
-			       strerror(err));
-			return 0;
-		}
-	} else if (driver_abi(fd, &ver) < 0) {
-		err = errno;
-		fflush(stdout);
-		fprintf(stderr, "pdmsetup: version: %s%s\n", strerror(err),
-			root_hint(err));
-		return -1;
+		printf("Driver ABI:        unknown (%s: %s)\n", CONTROL_PATH,
+		       strerror(errno));
+		return;
 	}
-	printf("Driver ABI:        %u.%u\n", ver.major, ver.minor);
-	return 0;
+	if (driver_abi(fd, &ver) < 0)
+		err = errno;
+	close(fd);
+	if (err)
+		printf("Driver ABI:        unknown (%s)\n", strerror(err));
+	else
+		printf("Driver ABI:        %u.%u\n", ver.major, ver.minor);
 }
 
 static int run(int fd, const struct pdmsetup_args *a)
@@ -668,15 +732,17 @@ static int run(int fd, const struct pdmsetup_args *a)
 			   PDM_IOC_RELOAD, a->verb_name, name, text, len,
 			   (a->opts & OPT_READONLY ? PDM_F_READONLY : 0) |
 			   (a->opts & OPT_SHARED ? PDM_F_SHARED : 0),
-			   a->uuid);
+			   a->uuid, a->opts);
 		free(text);
 		return ret;
 	case VERB_REMOVE:
 		return cmd_remove(fd, a);
 	case VERB_SUSPEND:
-		return cmd_suspend_resume(fd, a, PDM_IOC_SUSPEND);
+		return cmd_suspend(fd, a);
 	case VERB_RESUME:
-		return cmd_suspend_resume(fd, a, PDM_IOC_RESUME);
+		return cmd_resume(fd, a);
+	case VERB_RENAME:
+		return cmd_rename(fd, a);
 	case VERB_LS:
 		return cmd_ls(fd, a);
 	case VERB_TABLE:
@@ -695,8 +761,6 @@ static int run(int fd, const struct pdmsetup_args *a)
 		return cmd_info(fd, a);
 	case VERB_DEPS:
 		return cmd_deps(fd, a);
-	case VERB_VERSION:
-		return cmd_version(fd);
 	default:
 		return -1;
 	}
@@ -717,11 +781,17 @@ int main(int argc, char **argv)
 		free(a.names);
 		return 0;
 	case PARSE_VERSION:
-		cmd_version(-1);
+		cmd_version();
 		free(a.names);
 		return 0;
 	case PARSE_OK:
 		break;
+	}
+	/* As --version: what is loaded is what it reports, not a cause. */
+	if (a.verb == VERB_VERSION) {
+		cmd_version();
+		free(a.names);
+		return 0;
 	}
 	fd = open_control();
 	if (fd < 0) {

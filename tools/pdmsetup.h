@@ -11,6 +11,7 @@
 #define _PDMSETUP_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <linux/pdm.h>
 
@@ -33,6 +34,7 @@ enum pdmsetup_verb {
 	VERB_DEPS,
 	VERB_SUSPEND,
 	VERB_RESUME,
+	VERB_RENAME,
 	VERB_VERSION,
 	VERB_HELP,
 };
@@ -56,6 +58,7 @@ enum {
 	OPT_CANCEL_DEFERRED = 1 << 14,
 	OPT_SHARED	= 1 << 15,
 	OPT_PATHS	= 1 << 16,
+	OPT_NOUDEVSYNC	= 1 << 17,
 };
 
 /* The columns of info -c. */
@@ -146,6 +149,20 @@ int pdm_stable_path(const char *root, unsigned int major, unsigned int minor,
 		    char *path, size_t len);
 int pdm_table_paths(const char *root, const char *text, size_t len,
 		    FILE *out, char *err, size_t errlen);
+
+/*
+ * pdmsetup-udev.c: waiting for udev after a command that changes links.
+ * udev_sync_wanted(): udev runs and --noudevsync was not given.  The
+ * waits return 0, or -1 after about 20 s: udev_wait_links() for
+ * /dev/pdm/@name to be @dev (if @name) and /dev/pdm/@gone to be gone (if
+ * @gone); udev_wait_db() for @dev's database entry to be another file
+ * than @before, udev_db_ino()'s (0: none).
+ */
+int udev_sync_wanted(unsigned int opts);
+void udev_name_link(char *buf, size_t size, const char *name);
+int udev_wait_links(const char *name, dev_t dev, const char *gone);
+ino_t udev_db_ino(dev_t dev);
+int udev_wait_db(dev_t dev, ino_t before);
 
 /* The control device: pdmsetup-ctl.c. */
 #define CONTROL_PATH	"/dev/" PDM_CONTROL_NAME

@@ -4,7 +4,8 @@
 # scripted bash: device names are offered as they are, never expanded (a
 # device named $(touch${IFS}FILE) creates no FILE when a TAB lists it),
 # filtered by what is typed; a TAB where pdm is not loaded runs no
-# pdmsetup (which would load it); verbs and a verb's options complete.
+# pdmsetup (which would load it); verbs and a verb's options complete;
+# rename completes a device, then nothing (the new name is new).
 . "$(dirname "$0")/lib/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -53,5 +54,17 @@ fi
 [ "$(complete ta)" = table ] || fail "verb: got '$(complete ta)'"
 [ "$(complete table --p)" = --paths ] ||
 	fail "table's options: got '$(complete table --p)'"
+[ "$(complete ren)" = rename ] || fail "verb: got '$(complete ren)'"
+# rename: OLD is a device, NEW is not.
+out=$(cd "$tmp" && COMP=$comp bash -c '
+	NAMES=("data" "dump")
+	. ./complete.sh rename d')
+[ "$out" = "$(printf 'data\ndump')" ] || fail "rename OLD: got '$out'"
+out=$(cd "$tmp" && COMP=$comp bash -c '
+	NAMES=("data" "dump")
+	. ./complete.sh rename data d')
+[ -z "$out" ] || fail "rename NEW offered names: '$out'"
+[ "$(complete remove --noudev)" = --noudevsync ] ||
+	fail "remove's options: got '$(complete remove --noudev)'"
 echo "ok: verbs and options"
 echo PASS

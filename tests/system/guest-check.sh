@@ -12,7 +12,8 @@
 #     example rule's tunables, the root disk too (a rule, no initramfs
 #     change); boot 1 also: a linear table at sector 0
 #     keeps the by-uuid link that its disk claims too, after a change
-#     event on the disk; boot 2 also: the previous shutdown removed
+#     event on the disk, and pdmsetup rename and remove return with
+#     udev's links already moved or gone; boot 2 also: the previous shutdown removed
 #     the device cleanly; systemctl stop removes it, start brings it back.
 #   boot 3 (the second lower disk left out): pdm@data fails with pdmsetup's
 #     reason, the boot reaches multi-user; apt purge leaves nothing behind.
@@ -200,6 +201,34 @@ if [ "$phase" = 1 ]; then
 	vgremove -q -f vgpdm && pvremove -q /dev/pdm/lvm && udevadm settle &&
 		pdmsetup remove --retry lvm && ok "LVM and pdm device removed" ||
 		bad "LVM teardown"
+
+	# rename, live and open: pdmsetup returns once udev has moved
+	# /dev/pdm/rn1 to /dev/pdm/rn2 (no settle here), and remove once
+	# the link is gone.
+	pdmsetup create rn1 --table "0 32768 linear $lv 65536" \
+		>/dev/null 2>/tmp/rn.err || bad "create rn1: $(cat /tmp/rn.err)"
+	rdev=$(stat -L -c %t:%T /dev/pdm/rn1)
+	exec 7</dev/pdm/rn1
+	# Builtin tests first: a fork would give udev time to catch up.
+	if pdmsetup rename rn1 rn2 2>/tmp/rn.err && [ ! -L /dev/pdm/rn1 ] &&
+	   [ -b /dev/pdm/rn2 ] &&
+	   [ "$(stat -L -c %t:%T /dev/pdm/rn2 2>&1)" = "$rdev" ]; then
+		ok "rename rn1 rn2, open: /dev/pdm/rn2 there and rn1 gone on return"
+	else
+		bad "rename rn1 rn2: $(cat /tmp/rn.err); /dev/pdm holds:" \
+			/dev/pdm/*
+	fi
+	exec 7<&-
+	udevadm settle --timeout=30
+	[ -L /dev/disk/by-id/pdm-name-rn2 ] &&
+	   [ ! -L /dev/disk/by-id/pdm-name-rn1 ] &&
+		ok "rename: by-id/pdm-name-rn2, no pdm-name-rn1" ||
+		bad "rename: by-id:" /dev/disk/by-id/pdm-name-*
+	if pdmsetup remove rn2 2>/tmp/rn.err && [ ! -L /dev/pdm/rn2 ]; then
+		ok "remove rn2: /dev/pdm/rn2 gone on return"
+	else
+		bad "remove rn2: $(cat /tmp/rn.err); /dev/pdm holds:" /dev/pdm/*
+	fi
 
 	# A linear table at sector 0: the lower disk shows the same file
 	# system, and both claim its by-uuid link.  A change event on the

@@ -445,8 +445,9 @@ eperm="Operation not permitted (pdmsetup needs root: CAP_SYS_ADMIN)"
 expect_err "pdmsetup: ls: $eperm" su pdmtest -c 'pdmsetup ls'
 expect_err "pdmsetup: create u: $eperm" \
 	su pdmtest -c 'pdmsetup create u --table "0 8 linear /dev/nullb0 0"'
-expect_err "pdmsetup: version: $eperm" \
-	su pdmtest -c 'pdmsetup version >/dev/null'
+# version reports what it can, as root's does, and fails for nothing.
+expect_eq "version as a user" "Driver ABI:        unknown (Operation not permitted)" \
+	"$(su pdmtest -c 'pdmsetup version' | grep '^Driver ABI')"
 # Root of a user namespace has CAP_SYS_ADMIN there, not in the initial one.
 expect_eq "userns root" 0 "$(su pdmtest -c 'unshare -r id -u')"
 expect_err "pdmsetup: ls: $eperm" su pdmtest -c 'unshare -r pdmsetup ls'

@@ -6,7 +6,8 @@
 # pdmsetup as scripts use it:
 # - with pdm.ko not loaded: each usage error exits 2 with exactly one line
 #   on stderr and nothing on stdout, and loads nothing; --help names every
-#   verb, option and target; --version says the driver is not loaded;
+#   verb, option and target; version and --version say the driver is
+#   not loaded, and load nothing;
 # - a command loads the module itself (modprobe pdm, said on stderr);
 #   version shows the tool's and the module's release (both dkms.conf's)
 #   and ABIs;
@@ -55,6 +56,10 @@ usage_err "pdmsetup: ls: unexpected argument '--json'" ls -- --json
 usage_err "pdmsetup: remove: option '--tree' does not apply to remove" \
 	remove --tree a
 usage_err "pdmsetup: suspend: missing NAME" suspend --nolockfs
+usage_err "pdmsetup: rename: missing NEW" rename a
+usage_err "pdmsetup: rename: unexpected argument 'c'" rename a b c
+usage_err "pdmsetup: ls: option '--noudevsync' does not apply to ls" \
+	ls --noudevsync
 usage_err "pdmsetup: info: unknown field 'bogus'" info -c -o name,bogus
 usage_err "pdmsetup: option '--separator' needs an argument" \
 	info -c --separator
@@ -63,8 +68,8 @@ usage_err "pdmsetup: create: --table and FILE 'f' both given" \
 ! pdm_loaded || fail "a usage error loaded pdm"
 
 pdmsetup --help >/tmp/help
-for w in create reload remove suspend resume ' ls ' ' table ' status info \
-	 deps version --nolockfs --retry --force --json --tree --inactive \
+for w in create reload remove suspend resume rename ' ls ' ' table ' \
+	 status info deps version --noudevsync --nolockfs --retry --force --json --tree --inactive \
 	 ' -c ' ' -o ' --noheadings --separator --version poll_mode hybrid \
 	 '<start> <length> linear <dev> <offset>' \
 	 '<start> <length> striped <nr> <chunk_sectors> <dev> <offset>...' \
@@ -83,6 +88,9 @@ if [ -z "$tool_ver" ] || [ -z "$tool_abi" ]; then
 	fail "--version: $(cat /tmp/ver)"
 fi
 ! pdm_loaded || fail "--version loaded pdm"
+expect_eq "version = --version without pdm" "$(cat /tmp/ver)" \
+	"$(pdmsetup version)"
+! pdm_loaded || fail "version loaded pdm"
 
 # ---- the module loaded on demand ------------------------------------------
 

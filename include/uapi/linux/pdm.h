@@ -22,10 +22,10 @@
  * ioctl numbers), PDM_F_READONLY and PDM_F_DEFERRED.  3.0: pdm's own
  * ioctl magic, PDM_IOC_MAGIC (2.x borrowed device-mapper's 0xfd).  3.1:
  * PDM_F_CANCEL_DEFERRED (a 3.0 driver ignores it: check the minor first)
- * and PDM_F_SHARED.
+ * and PDM_F_SHARED.  3.2: PDM_IOC_RENAME (ENOTTY from an older driver).
  */
 #define PDM_ABI_MAJOR		3
-#define PDM_ABI_MINOR		1
+#define PDM_ABI_MINOR		2
 
 #define PDM_NAME_LEN		128	/* device name, NUL included */
 #define PDM_UUID_LEN		128	/* device uuid, NUL included */
@@ -118,5 +118,10 @@ struct pdm_list_entry {
 #define PDM_IOC_SUSPEND		_IOWR(PDM_IOC_MAGIC, 0x08, struct pdm_ioctl)
 /* name: make an inactive table live, if any, and let I/O flow */
 #define PDM_IOC_RESUME		_IOWR(PDM_IOC_MAGIC, 0x09, struct pdm_ioctl)
+/*
+ * name, data: the new name (data_len bytes, no NUL): rename the device,
+ * live; a change event says the new name (PDM_EVENT=rename)
+ */
+#define PDM_IOC_RENAME		_IOWR(PDM_IOC_MAGIC, 0x0a, struct pdm_ioctl)
 
 #endif /* _UAPI_LINUX_PDM_H */
