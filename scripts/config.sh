@@ -86,6 +86,40 @@ splat_excerpt() {
 	grep -v ':\[ *[0-9.]*\] *Call Trace:' "$2" | head -n 12
 }
 
+# A crash that only the emulator causes: a vCPU stopped at a breakpoint
+# that the kernel put in its own text while patching it (a static key or
+# static call flipped by a tracepoint, a kprobe placed or taken out), in
+# an Oops on int3 or stuck there while the patching CPU waits for it.
+# The x86 kernel handles such a breakpoint in poke_int3_handler() until
+# the patch is done and every CPU has synchronised; multi-threaded TCG
+# (QEMU 7.2) can run a vCPU on code another vCPU rewrites, and it then
+# hits a breakpoint the kernel no longer knows of.  Seen with no module
+# of ours loaded: a 6.12 boot's int3 Oops in sched_clock_cpu (scripts/
+# vm.sh boots again for it), and in tests: vm/sd-zoned's RCU stall with
+# one vCPU at asm_exc_int3 in __schedule and the other in text_poke_bp
+# (stop 61's clean-clone run).  Such a run is run again (tests/run:
+# run_retrying), once.  A soft lockup in text_poke_bp's IPI with no vCPU
+# seen at a breakpoint (rt/pdm-sweep-contend, stop 60) is not taken for
+# one: a CPU of ours spinning would look the same.
+# A splat line of ours (a WARN or BUG in a file or module of ours) is
+# ours to explain, whatever is beside it.
+BLKFAST_OURS_RE=' at (poll|sched|tests)/|\[(pdm|split_deadline|blkfast_[a-z_]+)\]'
+
+# emulator_fault SPLATS LOG: true when LOG (the kernel log of the run,
+# or of the test's part of a shared boot) shows a vCPU at a breakpoint of
+# text patching (an Oops on int3, or asm_exc_int3 with text_poke_bp in
+# the same log) and no line of SPLATS (grep -n of BLKFAST_SPLAT_RE in
+# it) is in our code; prints the first splat and what was patched.
+emulator_fault() {
+	local first
+	grep -aqE 'Oops: int3' "$2" ||
+		{ grep -aq 'asm_exc_int3' "$2" && grep -aq 'text_poke_bp' "$2"; } ||
+		return 1
+	! grep -aqE "$BLKFAST_OURS_RE" "$1" || return 1
+	first=$(head -n 1 "$1")
+	echo "${first#*:} (a vCPU at a breakpoint of the kernel's own text patching)"
+}
+
 # qemu_accel EXACT: QEMU's accelerator and CPU arguments, one per line.
 # EXACT=1 is exact time (scripts/vm.sh -e): single-threaded TCG with
 # icount, whatever BLKFAST_ACCEL says.  Otherwise BLKFAST_ACCEL: "tcg"

@@ -13,7 +13,11 @@
 #                (the group ended before it), or the boot failed in a way
 #                that is no one test's (its own boot's log, kmemleak,
 #                the time limit), or it skipped (exit 77: run again, as
-#                tests/run does for a lone test).
+#                tests/run does for a lone test), or its section (to
+#                the console's end, if the guest died under it) holds
+#                an emulator fault and no splat of ours (scripts/
+#                config.sh: emulator_fault; OUTDIR/I.log.emufault keeps
+#                its log).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/config.sh
@@ -74,18 +78,38 @@ for i in $(seq "$n"); do
 	if [ -z "$e" ]; then
 		# It started and never ended: it hung (the guest's report) or
 		# the guest crashed under it.
+		fault=
 		if sed -n "$b,\$p" "$c" | grep -aq '@@BLKFAST-HANG@@'; then
 			echo "vm.sh: FAIL: test still running near its limit (hang?)"
 			echo "vm.sh: --- the guest's hang report ---"
 			sed -n '/@@BLKFAST-HANG@@/,/@@BLKFAST-HANG-END@@/p' \
 				"$c" | head -n 600
 		else
-			echo "vm.sh: FAIL: guest never reported an exit code" \
-				"(crash or panic)"
+			# A crash from the emulator: its splats from the
+			# test's start to the console's end.
+			sed -n "$b,\$p" "$c" >"$out/section"
+			grep -anE "$BLKFAST_SPLAT_RE" "$out/section" \
+				>"$out/splats" || true
+			fault=$(emulator_fault "$out/splats" "$out/section") ||
+				fault=
+			if [ -n "$fault" ]; then
+				echo "vm.sh: FAIL: emulator fault (script exit" \
+					"code none): $fault"
+			else
+				echo "vm.sh: FAIL: guest never reported an exit" \
+					"code (crash or panic)"
+			fi
 			echo "vm.sh: --- last 40 console lines ---"
 			tail -n 40 "$c"
 		fi >>"$log"
-		echo "1 0" >"$verdict"
+		if [ -n "$fault" ]; then
+			# Its one run again is alone (tests/run: group_job).
+			echo "rerun an emulator fault in the boot it shared" \
+				>"$verdict"
+			cp "$log" "$log.emufault"
+		else
+			echo "1 0" >"$verdict"
+		fi
 		last_end=$i
 		continue
 	fi
@@ -97,13 +121,28 @@ for i in $(seq "$n"); do
 	grep -anE "$BLKFAST_SPLAT_RE" "$c" |
 		awk -F: -v d="$d" -v e="$e" '$1 >= d && $1 <= e' >"$out/splats"
 	if [ -s "$out/splats" ]; then
+		sed -n "${d},${e}p" "$c" >"$out/section"
+		fault=$(emulator_fault "$out/splats" "$out/section") || fault=
 		{
 			splat_excerpt "$c" "$out/splats"
-			echo "vm.sh: FAIL: kernel splat (script exit code $rc)"
+			if [ -n "$fault" ]; then
+				echo "vm.sh: FAIL: emulator fault (script exit" \
+					"code $rc): $fault"
+			else
+				echo "vm.sh: FAIL: kernel splat (script exit" \
+					"code $rc)"
+			fi
 			echo "vm.sh: --- the test's kernel log ---"
 			sed -n "$((d + 1)),$((e - 1))p" "$c" | tail -n 60
 		} >>"$log"
-		echo "1 $secs" >"$verdict"
+		if [ -n "$fault" ]; then
+			# Its one run again is alone (tests/run: group_job).
+			echo "rerun an emulator fault in the boot it shared" \
+				>"$verdict"
+			cp "$log" "$log.emufault"
+		else
+			echo "1 $secs" >"$verdict"
+		fi
 	elif [ "$rc" = 77 ]; then
 		echo "rerun it skipped at run time" >"$verdict"
 		cp "$log" "$log.skipped"

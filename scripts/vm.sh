@@ -479,6 +479,10 @@ case $ended in 2 | 3) fail "guest never reached the test in two boots" ;; esac
 if [ "$group" = 0 ] &&
    grep -aEn "$BLKFAST_SPLAT_RE" "$console" >"$work/splats"; then
 	splat_excerpt "$console" "$work/splats" >&2
+	# tests/run runs such a test again, once, on this line.
+	if fault=$(emulator_fault "$work/splats" "$console"); then
+		fail "emulator fault (script exit code ${rc:-none}): $fault"
+	fi
 	[ -n "$rc" ] || fail "kernel splat; guest never reported an exit code" \
 		"(crash or panic)"
 	fail "kernel splat (script exit code $rc)"
