@@ -15,7 +15,8 @@
 # a real disk's does: the window in which a write that skipped its flush
 # or its FUA is lost.  On each stacked device (a pdm stripe, a pdm
 # linear table of two segments, and dm-striped over the same lower
-# devices, the control), cut after cut for about CUT_S seconds: fresh
+# devices, the control), cut after cut for about CUT_S seconds (and
+# MIN_CUTS cuts at least): fresh
 # disks, ext4, and tests/progs/fsync-log writing and fsyncing files and
 # logging each one (to the guest's RAM, outside the devices) once it is
 # durable; at a random moment both legs lose power; then power on, the
@@ -27,6 +28,7 @@
 MB=128				# per lower device
 leg=$((MB * 2048))		# sectors
 CUT_S=30			# of cutting per stacked device
+MIN_CUTS=4			# and at least, on a slow host
 FLUSH_MS=20
 CFS=/sys/kernel/config/nullb
 
@@ -195,14 +197,14 @@ cut_once() {
 	recover "$kind" "$log"
 }
 
-# cuts KIND HOW...: cut after cut on KIND for CUT_S seconds, each of the
-# next HOW in turn.
+# cuts KIND HOW...: cut after cut on KIND for CUT_S seconds, and at
+# least MIN_CUTS cuts however slow the host, each of the next HOW in turn.
 cuts() {
 	local kind=$1 end how
 	shift
 	CUTS=0 LOGGED=0
 	end=$((SECONDS + CUT_S))
-	while [ $SECONDS -lt $end ]; do
+	while [ $SECONDS -lt $end ] || [ $CUTS -lt $MIN_CUTS ]; do
 		how=$1
 		shift
 		set -- "$@" "$how"
@@ -210,7 +212,6 @@ cuts() {
 	done
 	note "$kind: $CUTS power cuts, $LOGGED files made durable before" \
 		"them, all intact, file system clean each time"
-	expect_ge "$kind: power cuts" 4 "$CUTS"
 	# The situation: files made durable before the cut, most times.
 	expect_ge "$kind: files made durable" $((CUTS * 2)) "$LOGGED"
 }
