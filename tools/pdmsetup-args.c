@@ -379,5 +379,8 @@ enum pdmsetup_parse pdmsetup_parse(struct pdmsetup_args *a, int argc,
 	if (a->version)
 		return bad(a, "pdmsetup: %s: option '--version' does not apply to %s",
 			   a->verb_name, a->verb_name);
-	return check(a, v, fields);
+	if (check(a, v, fields) != PARSE_OK)
+		return PARSE_ERR;
+	/* The verb is --version spelt another way: it loads nothing. */
+	return a->verb == VERB_VERSION ? PARSE_VERSION : PARSE_OK;
 }

@@ -787,12 +787,6 @@ int main(int argc, char **argv)
 	case PARSE_OK:
 		break;
 	}
-	/* As --version: what is loaded is what it reports, not a cause. */
-	if (a.verb == VERB_VERSION) {
-		cmd_version();
-		free(a.names);
-		return 0;
-	}
 	fd = open_control();
 	if (fd < 0) {
 		free(a.names);

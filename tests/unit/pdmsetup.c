@@ -89,6 +89,7 @@ static void test_good(void)
 	CHECK_EQ("help anywhere", PARSE_HELP, parse("create", "-h", NULL));
 	CHECK_EQ("help verb", PARSE_HELP, parse("help", NULL));
 	CHECK_EQ("version", PARSE_VERSION, parse("--version", NULL));
+	CHECK_EQ("version verb", PARSE_VERSION, parse("version", NULL));
 
 	CHECK_EQ("options anywhere", PARSE_OK,
 		 parse("--table", "0 8 error", "create", "a", NULL));
